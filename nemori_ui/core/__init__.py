@@ -1,0 +1,1 @@
+"""The UI-free core. Nothing under this package may import streamlit."""

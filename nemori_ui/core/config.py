@@ -1,0 +1,56 @@
+"""Pipeline configuration with the paper's defaults (Nemori §4.1)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Backend = Literal["offline", "openai"]
+EmbedderName = Literal["minilm", "openai"]
+Variant = Literal["nemori", "nemori-s"]
+Management = Literal["native", "naive", "summary"]
+
+
+class OfflineThresholds(BaseModel):
+    """Cut-offs of the offline engine's rules. Cosine similarities on MiniLM vectors."""
+    boundary_depth: float = 0.10      # partition: depth of a similarity valley that ends a topic
+    time_gap_minutes: float = 60.0    # partition / integrate: a gap this long always separates
+    integrate_min_sim: float = 0.55   # integrate: continuation needs this similarity ...
+    integrate_max_gap_hours: float = 36.0  # ... and at most this gap between the episodes
+    covered_sim: float = 0.72         # distill: a raw sentence is predicted if a prediction is this close
+    merge_sim: float = 0.80           # consolidate: near-duplicate insight merges ...
+    conflict_sim: float = 0.62        # ... or conflicts when it disagrees on a number/date/name/negation
+
+
+class PipelineConfig(BaseModel):
+    backend: Backend = "offline"
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    embedder: EmbedderName = "minilm"
+    embedding_model: str = "text-embedding-3-small"
+    window: int = Field(20, ge=2, le=200)          # w
+    tau: float = Field(0.70, ge=-1.0, le=1.0)      # τ
+    k_e: int = Field(5, ge=1, le=50)               # integration candidates
+    k_s: int = Field(10, ge=1, le=100)             # evoked memories
+    k_m: int = Field(5, ge=1, le=50)               # consolidation candidates
+    k: int = Field(10, ge=1, le=100)               # retrieved narratives; m = 2k memories
+    r: int = Field(2, ge=0, le=20)                 # episodes whose raw messages are retrieved
+    variant: Variant = "nemori"
+    management: Management = "native"
+    temperature: float = 0.2
+    answer_temperature: float = 0.0
+    concurrency: int = Field(8, ge=1, le=64)
+    structured_output: Literal["json_schema", "json_object"] = "json_schema"
+    offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
+
+    @property
+    def m(self) -> int:
+        return 2 * self.k
+
+    def fingerprint(self) -> str:
+        """Stable hash of everything that can change a run's outcome."""
+        data = self.model_dump(exclude={"concurrency"})
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]

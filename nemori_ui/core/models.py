@@ -1,0 +1,124 @@
+"""Typed records shared by every stage, the store and the UI."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Role = Literal["user", "assistant", "system", "other"]
+Status = Literal["active", "superseded"]
+
+
+class Message(BaseModel):
+    id: str                       # stable within a conversation: "m0001", ...
+    speaker: str
+    role: Role = "user"
+    text: str
+    timestamp: datetime | None = None
+    session: int = 1              # 1-based session number within the conversation
+    source_ref: str | None = None  # e.g. LoCoMo dia_id "D1:3", or "line 12"
+
+
+class Conversation(BaseModel):
+    id: str
+    messages: list[Message]
+    speakers: list[str] = Field(default_factory=list)
+    # Extra material a format carries (LoCoMo qa, LongMemEval question...). Kept for evaluation.
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def sessions(self) -> int:
+        return len({m.session for m in self.messages})
+
+    @property
+    def first(self) -> datetime | None:
+        stamps = [m.timestamp for m in self.messages if m.timestamp]
+        return min(stamps) if stamps else None
+
+    @property
+    def last(self) -> datetime | None:
+        stamps = [m.timestamp for m in self.messages if m.timestamp]
+        return max(stamps) if stamps else None
+
+
+class Transcript(BaseModel):
+    format: str
+    source: str                   # file name the transcript came from
+    conversations: list[Conversation]
+
+    def conversation(self, conv_id: str | None) -> Conversation:
+        if conv_id is None:
+            return self.conversations[0]
+        for conv in self.conversations:
+            if conv.id == conv_id:
+                return conv
+        known = ", ".join(c.id for c in self.conversations)
+        raise KeyError(f"no conversation '{conv_id}' in {self.source} (has: {known})")
+
+
+class RawEpisode(BaseModel):
+    """A group of consecutive-or-not messages of one window, as partitioned."""
+    window: int
+    index: int                    # position within the window's partition
+    message_ids: list[str]
+    topic: str = ""
+
+
+class Episode(BaseModel):
+    id: str
+    cue: str
+    narrative: str
+    message_ids: list[str]
+    status: Status = "active"
+    superseded_by: str | None = None
+    supersedes: list[str] = Field(default_factory=list)
+    window: int = 0
+    start: datetime | None = None
+    end: datetime | None = None
+    embedding: list[float] | None = None
+
+
+class SemanticMemory(BaseModel):
+    id: str
+    text: str
+    status: Status = "active"
+    superseded_by: str | None = None
+    supersedes: list[str] = Field(default_factory=list)
+    origin: Literal["new", "merge", "conflict", "append", "summary"] = "new"
+    source_episode_ids: list[str] = Field(default_factory=list)
+    source_message_ids: list[str] = Field(default_factory=list)
+    window: int = 0
+    embedding: list[float] | None = None
+
+
+class StageEvent(BaseModel):
+    """One decision a stage made, with links to everything it involved."""
+    stage: str
+    window: int
+    seq: int = 0
+    payload: dict[str, Any] = Field(default_factory=dict)
+    message_ids: list[str] = Field(default_factory=list)
+    episode_ids: list[str] = Field(default_factory=list)
+    memory_ids: list[str] = Field(default_factory=list)
+    call_ids: list[str] = Field(default_factory=list)
+
+
+class LLMCallRecord(BaseModel):
+    id: str
+    prompt_name: str
+    backend: str
+    model: str
+    messages: list[dict[str, Any]]
+    response_text: str | None = None
+    parsed: dict[str, Any] | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = False
+    status: Literal["ok", "repaired", "failed"] = "ok"
+    error: str | None = None
+    attempts: int = 1
+    cache_key: str = ""
+    created_at: datetime | None = None

@@ -1,0 +1,1 @@
+"""The Nemori pipeline: stages, deciders (LLM or offline engine) and the resumable runner."""

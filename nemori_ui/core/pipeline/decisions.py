@@ -1,0 +1,97 @@
+"""What a decider returns for each stage, and the interface both deciders implement.
+
+A decider makes the judgement calls of the method (where to cut, what to write, what is new).
+The LLM decider asks a model through the gateway; the offline engine decides from embeddings
+and rules. The pipeline stages do everything else (search, bookkeeping, events) the same way
+for both.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from ..models import Episode, Message, SemanticMemory
+
+
+class Decision(BaseModel):
+    call_ids: list[str] = Field(default_factory=list)
+    fallback: str | None = None    # why the offline engine decided instead of the LLM
+
+
+class PartitionDecision(Decision):
+    groups: list[list[int]]        # 1-based indices into the window, as the decider returned them
+    topics: list[str] = Field(default_factory=list)
+
+
+class NarrationDecision(Decision):
+    cue: str
+    narrative: str
+
+
+class SelectDecision(Decision):
+    idx: int                       # 1-based index into the candidates, or -1 for none
+    reason: str = ""
+
+
+class AnticipationDecision(Decision):
+    prediction: str
+
+
+class Insight(BaseModel):
+    text: str
+    source_message_ids: list[str] = Field(default_factory=list)
+
+
+class DistillDecision(Decision):
+    insights: list[Insight]
+
+
+class ConsolidationDecision(Decision):
+    action: Literal["new", "merge", "conflict"]
+    targets: list[int] = Field(default_factory=list)   # 1-based indices into the candidates
+    merged_text: str | None = None
+    reason: str = ""
+
+
+class SummaryDecision(Decision):
+    summary: str
+
+
+class AnswerDecision(Decision):
+    answer: str
+
+
+class Scored(BaseModel):
+    """A search hit: the item and its cosine similarity to the query."""
+    id: str
+    score: float
+
+
+class Decider(Protocol):
+    label: str
+
+    def partition(self, window: list[Message]) -> PartitionDecision: ...
+
+    def narrate(self, messages: list[Message]) -> NarrationDecision: ...
+
+    def select_integration(self, new: Episode,
+                           candidates: list[tuple[Episode, float]]) -> SelectDecision: ...
+
+    def merge_episodes(self, old: Episode, new: Episode,
+                       messages: list[Message]) -> NarrationDecision: ...
+
+    def anticipate(self, cue: str,
+                   evoked: list[tuple[SemanticMemory, float]]) -> AnticipationDecision: ...
+
+    def distill(self, messages: list[Message], prediction: str) -> DistillDecision: ...
+
+    def distill_direct(self, messages: list[Message]) -> DistillDecision: ...
+
+    def consolidate(self, insight: str,
+                    candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision: ...
+
+    def summarize(self, summary: str, insights: list[str]) -> SummaryDecision: ...
+
+    def answer(self, question: str, context: str) -> AnswerDecision: ...
