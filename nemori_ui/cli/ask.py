@@ -1,0 +1,39 @@
+"""`ask`: retrieve from a run's memory and answer a question."""
+
+from __future__ import annotations
+
+from ..core.clients import build_clients
+from ..core.retrieval import ask as ask_memory, load_state
+from ..core.store import records, runs
+from .common import add_home, print_json, store_from
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("ask", help="ask a question of a run's memory")
+    p.add_argument("run_id")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true")
+    add_home(p)
+
+
+def run(args) -> int:
+    store = store_from(args)
+    config = runs.get_run(store, args.run_id).config
+    clients = build_clients(config, store)
+    state = load_state(store, args.run_id, clients.embedder.dim)
+    messages = {m.id: m for m in records.load_messages(store, args.run_id)}
+    answer, found, _ = ask_memory(args.question, clients.decider, clients.embedder, state,
+                                  messages, config)
+    if args.json:
+        print_json({"answer": answer, "episodes": found.episodes, "semantic": found.semantic,
+                    "raw": found.raw, "context_tokens": found.context_tokens})
+        return 0
+    print(f"answer: {answer}\n")
+    for e in found.episodes:
+        print(f"  episode {e['id']} {e['score']:.3f}  {e['cue']}")
+    for m in found.semantic:
+        print(f"  memory  {m['id']} {m['score']:.3f}  {m['text']}")
+    for r in found.raw:
+        print(f"  raw     {r['message_id']} ({r['episode_id']})  {r['speaker']}: {r['text']}")
+    print(f"\ncontext: {found.context_tokens} tokens")
+    return 0

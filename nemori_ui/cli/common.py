@@ -1,0 +1,41 @@
+"""Pieces every sub-command shares: --home, opening the store, printing JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..core.store import open_store
+
+
+def add_home(parser) -> None:
+    parser.add_argument("--home", help="folder of the run store (default: $NEMORI_HOME or ~/.nemori_ui)")
+
+
+def store_from(args):
+    return open_store(getattr(args, "home", None))
+
+
+def print_json(obj) -> None:
+    print(json.dumps(obj, indent=None, ensure_ascii=False, default=str))
+
+
+class TerminalProgress:
+    """A one-line progress bar on stderr; silent when stderr is not a terminal."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.live = stream.isatty()
+
+    def __call__(self, p) -> None:
+        if not self.live:
+            return
+        width = 30
+        done = int(width * p.window / max(1, p.windows_total))
+        llm = p.llm or {}
+        calls = f" · {llm.get('calls', 0)} calls, {llm.get('input_tokens', 0)} tok in" if llm else ""
+        self.stream.write(f"\r[{'#' * done}{'.' * (width - done)}] window {min(p.window + 1, p.windows_total)}"
+                          f"/{p.windows_total} {p.stage:<12}{calls}")
+        self.stream.flush()
+        if p.stage == "done":
+            self.stream.write("\n")

@@ -1,0 +1,62 @@
+"""A whole run as one document: JSON, JSON Lines or Parquet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .errors import InputError
+from .store import Store
+from .store import records, runs
+
+FORMATS = (".json", ".jsonl", ".parquet")
+
+
+def run_document(store: Store, run_id: str) -> dict:
+    """Everything a run holds, without vectors, as plain JSON-ready data."""
+    info = runs.get_run(store, run_id)
+    run = info.model_dump(mode="json")
+    return {
+        "run": run,
+        "messages": [m.model_dump(mode="json") for m in records.load_messages(store, run_id)],
+        "episodes": [e.model_dump(mode="json", exclude={"embedding"})
+                     for e in records.load_episodes(store, run_id, with_vectors=False)],
+        "semantic": [m.model_dump(mode="json", exclude={"embedding"})
+                     for m in records.load_memories(store, run_id, with_vectors=False)],
+        "events": [e.model_dump(mode="json") for e in records.load_events(store, run_id)],
+        "llm_calls": [c.model_dump(mode="json") for c in records.load_calls(store, run_id)],
+    }
+
+
+def safe_output_path(out: str | Path, base: Path | None = None) -> Path:
+    """Resolve `out`; with `base`, refuse anything that would land outside it."""
+    path = Path(out)
+    if path.suffix.lower() not in FORMATS:
+        raise InputError(f"export format must be one of {', '.join(FORMATS)}", file=str(out))
+    if base is not None:
+        resolved = (base / path).resolve()
+        if not resolved.is_relative_to(base.resolve()):
+            raise InputError("export path leaves the export folder", file=str(out))
+        return resolved
+    return path.resolve()
+
+
+def write_export(doc: dict, out: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    suffix = out.suffix.lower()
+    if suffix == ".json":
+        out.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+    elif suffix == ".jsonl":
+        with out.open("w", encoding="utf-8") as fh:
+            for table, rows in doc.items():
+                for row in rows if isinstance(rows, list) else [rows]:
+                    fh.write(json.dumps({"table": table, **row}, ensure_ascii=False) + "\n")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        # one row per record, tagged by table; nested fields kept as JSON text
+        rows = [{"table": table, "record": json.dumps(row, ensure_ascii=False)}
+                for table, items in doc.items()
+                for row in (items if isinstance(items, list) else [items])]
+        pq.write_table(pa.Table.from_pylist(rows), out)
+    return out

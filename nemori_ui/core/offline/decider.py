@@ -1,0 +1,94 @@
+"""The offline engine as a decider: the same interface the LLM decider implements."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import OfflineThresholds
+from ..models import Episode, Message, SemanticMemory
+from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, ConsolidationDecision,
+                                  DistillDecision, Insight, NarrationDecision, PartitionDecision,
+                                  SelectDecision, SummaryDecision)
+from . import episodes, knowledge
+from .text import sentences
+
+OFFLINE_LABEL = "offline engine, no LLM"
+
+
+class OfflineDecider:
+    label = OFFLINE_LABEL
+
+    def __init__(self, embedder, limits: OfflineThresholds | None = None):
+        self.embedder = embedder
+        self.limits = limits or OfflineThresholds()
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return self.embedder.embed(texts)
+
+    def partition(self, window: list[Message]) -> PartitionDecision:
+        vectors = self._embed([m.text for m in window])
+        cuts = episodes.cut_points(window, vectors, self.limits)
+        groups, reasons = episodes.group_indices(len(window), cuts)
+        return PartitionDecision(groups=groups, topics=reasons)
+
+    def narrate(self, messages: list[Message]) -> NarrationDecision:
+        vectors = self._embed([m.text for m in messages])
+        return NarrationDecision(cue=episodes.title(messages, vectors),
+                                 narrative=episodes.narrative(messages))
+
+    def select_integration(self, new: Episode,
+                           candidates: list[tuple[Episode, float]]) -> SelectDecision:
+        idx, reason = episodes.continuation(new, candidates, self.limits)
+        return SelectDecision(idx=idx, reason=reason)
+
+    def merge_episodes(self, old: Episode, new: Episode,
+                       messages: list[Message]) -> NarrationDecision:
+        # the merged episode is narrated afresh from all its raw messages, in time order
+        ordered = sorted(messages, key=lambda m: (m.timestamp is None, m.timestamp, m.id))
+        return self.narrate(ordered)
+
+    def anticipate(self, cue: str,
+                   evoked: list[tuple[SemanticMemory, float]]) -> AnticipationDecision:
+        # without a model to imagine with, the best guess of an episode is what is known
+        return AnticipationDecision(prediction="\n".join(m.text for m, _ in evoked))
+
+    def distill(self, messages: list[Message], prediction: str) -> DistillDecision:
+        found = knowledge.statements(messages)
+        if not found:
+            return DistillDecision(insights=[])
+        predicted = [line for line in prediction.splitlines() if line.strip()]
+        texts = [t for _, t in found]
+        cand = self._embed(texts)
+        pred = self._embed(predicted) if predicted else np.zeros((0, cand.shape[1]), np.float32)
+        missed = knowledge.prediction_gaps(texts, cand, predicted, pred, self.limits)
+        return DistillDecision(insights=[Insight(text=t, source_message_ids=[mid])
+                                         for (mid, t), keep in zip(found, missed) if keep])
+
+    def distill_direct(self, messages: list[Message]) -> DistillDecision:
+        return DistillDecision(insights=[Insight(text=t, source_message_ids=[mid])
+                                         for mid, t in knowledge.statements(messages)])
+
+    def consolidate(self, insight: str,
+                    candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision:
+        action, targets, reason = knowledge.consolidation_rule(insight, candidates, self.limits)
+        merged = None
+        if action == "merge":
+            merged = knowledge.merged_text(insight, [candidates[t - 1][0].text for t in targets])
+        return ConsolidationDecision(action=action, targets=targets, merged_text=merged,
+                                     reason=reason)
+
+    def summarize(self, summary: str, insights: list[str]) -> SummaryDecision:
+        lines = [line for line in summary.splitlines() if line.strip()]
+        fresh = [i for i in insights if i not in lines]
+        if lines and fresh:
+            sims = self._embed(fresh) @ self._embed(lines).T
+            fresh = [t for t, row in zip(fresh, sims) if row.max() < self.limits.covered_sim]
+        return SummaryDecision(summary="\n".join(lines + fresh))
+
+    def answer(self, question: str, context: str) -> AnswerDecision:
+        lines = [s for block in context.splitlines() for s in sentences(block) if len(s) > 3]
+        if not lines:
+            return AnswerDecision(answer=knowledge.best_sentence(None, [], None))
+        vecs = self._embed(lines)
+        q = self._embed([question])[0]
+        return AnswerDecision(answer=knowledge.best_sentence(q, lines, vecs))

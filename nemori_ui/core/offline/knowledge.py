@@ -1,0 +1,73 @@
+"""Offline prediction error, consolidation, summary and answer rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import OfflineThresholds
+from ..models import Message, SemanticMemory
+from .dates import absolutize
+from .text import disagreement, is_informative, sentences
+
+
+def statements(messages: list[Message]) -> list[tuple[str, str]]:
+    """(message id, 'Speaker: sentence') for every informative sentence of the episode."""
+    found = []
+    for m in messages:
+        for s in sentences(m.text):
+            if is_informative(s):
+                found.append((m.id, f"{m.speaker}: {absolutize(s, m.timestamp)}"))
+    return found
+
+
+def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
+                    pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[bool]:
+    """For each candidate statement: is it missing from, or contradicted by, the prediction?"""
+    if not predicted:
+        return [True] * len(candidates)
+    sims = cand_vecs @ pred_vecs.T
+    missed = []
+    for i, text in enumerate(candidates):
+        j = int(np.argmax(sims[i]))
+        covered = sims[i, j] >= limits.covered_sim and disagreement(text, predicted[j]) is None
+        missed.append(not covered)
+    return missed
+
+
+def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, float]],
+                       limits: OfflineThresholds) -> tuple[str, list[int], str]:
+    """(action, 1-based targets, reason) for an insight against its nearest memories."""
+    conflicts, merges = [], []
+    for idx, (memory, score) in enumerate(candidates, start=1):
+        if score < limits.conflict_sim:
+            continue
+        why = disagreement(insight, memory.text)
+        if why:
+            conflicts.append((idx, f"{memory.id} ({score:.2f}): {why}"))
+        elif score >= limits.merge_sim:
+            merges.append((idx, f"{memory.id} ({score:.2f})"))
+    if conflicts:
+        return "conflict", [i for i, _ in conflicts], "contradicts " + "; ".join(r for _, r in conflicts)
+    if merges:
+        return "merge", [i for i, _ in merges], "same fact as " + ", ".join(r for _, r in merges)
+    best = max((s for _, s in candidates), default=0.0)
+    return "new", [], f"nearest memory at {best:.2f}: nothing close enough to merge or contradict"
+
+
+def merged_text(insight: str, targets: list[str]) -> str:
+    """Keep every distinct sentence once, the existing memory first."""
+    parts: list[str] = []
+    for text in targets + [insight]:
+        speaker, _, body = text.partition(": ")
+        for s in sentences(body if body else text):
+            if s.lower() not in (p.lower() for p in parts):
+                parts.append(s)
+    speaker = insight.partition(": ")[0] if ": " in insight else ""
+    joined = " ".join(parts)
+    return f"{speaker}: {joined}" if speaker else joined
+
+
+def best_sentence(question_vec: np.ndarray, lines: list[str], vecs: np.ndarray) -> str:
+    if not lines:
+        return "I don't know: nothing relevant is in memory."
+    return lines[int(np.argmax(vecs @ question_vec))]

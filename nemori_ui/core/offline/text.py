@@ -1,0 +1,89 @@
+"""Sentence splitting and the facts the consolidation rules compare: numbers, names, negation."""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,:/]\d+)*")
+
+STOPWORDS = frozenset("""a an the and or but if so of to in on at for with from by about as into
+like through over after before between out up down off than then too very just also really
+i me my mine myself we us our ours you your yours he him his she her hers it its they them their
+theirs this that these those is am are was were be been being have has had do does did doing
+will would shall should can could may might must not no yes oh ah um uh hey hi hello thanks
+thank ok okay well yeah yep sure what which who whom whose when where why how all any both each
+few more most other some such only own same there here again once don't i'm it's that's you're
+i've i'll we're they're can't didn't doesn't isn't wasn't aren't won't get got go going gonna
+know think feel lot lots thing things something anything everything right good great nice cool
+wow awesome love glad happy sorry""".split())
+
+NEGATIONS = frozenset("""not no never nothing nobody none neither nor cannot can't don't doesn't
+didn't isn't wasn't aren't weren't won't wouldn't shouldn't haven't hasn't hadn't anymore
+stopped quit quitting gave""".split())
+
+NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven twelve
+thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty
+seventy eighty ninety hundred thousand first second third fourth fifth""".split())
+
+MONTHS = frozenset("""january february march april may june july august september october
+november december""".split())
+
+FILLER = re.compile(r"^(hi|hey|hello|thanks|thank you|bye|good ?bye|see you|ok|okay|sure|wow|"
+                    r"haha|lol|yeah|yes|no|great|cool|nice|awesome)\b[\s\w,!.]{0,20}$", re.I)
+
+
+def sentences(text: str) -> list[str]:
+    parts = []
+    for line in text.splitlines():
+        parts.extend(p.strip() for p in _SENTENCE_END.split(line) if p.strip())
+    return parts
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def content_words(text: str) -> list[str]:
+    return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and len(w) > 2]
+
+
+def is_informative(sentence: str) -> bool:
+    """A sentence worth keeping as knowledge: a statement with some substance."""
+    stripped = sentence.strip()
+    if stripped.endswith("?") or FILLER.match(stripped):
+        return False
+    return len(words(stripped)) >= 5 and len(content_words(stripped)) >= 2
+
+
+def numbers(text: str) -> set[str]:
+    found = {w.lower() for w in words(text) if w[0].isdigit() or w.lower() in NUMBER_WORDS}
+    return found | {w.lower() for w in words(text) if w.lower() in MONTHS}
+
+
+def names(text: str) -> set[str]:
+    """Capitalised words that are not sentence-initial: a rough proper-noun set."""
+    tokens = words(text)
+    found = set()
+    for prev, tok in zip([""] + tokens, tokens):
+        if tok[0].isupper() and prev and not prev.endswith(":") and tok.lower() not in STOPWORDS \
+                and tok.lower() not in MONTHS and tok != "I":
+            found.add(tok.lower())
+    return found
+
+
+def negated(text: str) -> bool:
+    return any(w.lower() in NEGATIONS for w in words(text))
+
+
+def disagreement(a: str, b: str) -> str | None:
+    """Why two statements about the same thing cannot both hold, or None if they can."""
+    if negated(a) != negated(b):
+        return "one is negated and the other is not"
+    na, nb = numbers(a), numbers(b)
+    if na and nb and na != nb:
+        return f"numbers or dates differ ({', '.join(sorted(na))} vs {', '.join(sorted(nb))})"
+    ma, mb = names(a), names(b)
+    if ma and mb and not (ma & mb):
+        return f"names differ ({', '.join(sorted(ma))} vs {', '.join(sorted(mb))})"
+    return None

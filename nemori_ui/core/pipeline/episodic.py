@@ -1,0 +1,153 @@
+"""Episodic stages (§3.2): buffer into windows, partition, narrate, integrate."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..config import PipelineConfig
+from ..embed import Embedder
+from ..models import Episode, Message, RawEpisode
+from .decisions import Decider, NarrationDecision
+from .events import EventLog
+from .state import MemoryState
+
+
+def make_windows(messages: list[Message], w: int) -> list[list[Message]]:
+    """The buffer fills to w messages, is partitioned, and empties; the tail is a last window."""
+    return [messages[i:i + w] for i in range(0, len(messages), w)]
+
+
+def repair_partition(groups: list[list[int]], n: int) -> tuple[list[list[int]], list[str]]:
+    """Make `groups` a partition of 1..n: every index exactly once, nothing out of range.
+
+    Out-of-range and repeated indices are dropped (a repeat stays in its first group); an
+    omitted index joins the group of its nearest preceding index, or the first group. Empty
+    groups disappear. Returns the repaired groups and a readable note for each repair.
+    """
+    repairs: list[str] = []
+    seen: set[int] = set()
+    clean: list[list[int]] = []
+    for group in groups:
+        kept = []
+        for idx in group:
+            if not isinstance(idx, int) or idx < 1 or idx > n:
+                repairs.append(f"dropped out-of-range index {idx}")
+            elif idx in seen:
+                repairs.append(f"dropped repeated index {idx}")
+            else:
+                seen.add(idx)
+                kept.append(idx)
+        if kept:
+            clean.append(sorted(kept))
+    if not clean:
+        repairs.append("no usable group: the whole window became one episode")
+        return [list(range(1, n + 1))], repairs
+    for idx in range(1, n + 1):
+        if idx in seen:
+            continue
+        home = _group_of_nearest_before(clean, idx)
+        home.append(idx)
+        home.sort()
+        repairs.append(f"added omitted index {idx} to the episode holding {home[0]}")
+    clean.sort(key=lambda g: g[0])
+    return clean, repairs
+
+
+def _group_of_nearest_before(groups: list[list[int]], idx: int) -> list[int]:
+    best, best_idx = groups[0], 0
+    for group in groups:
+        for member in group:
+            if best_idx < member < idx:
+                best, best_idx = group, member
+    return best
+
+
+def partition_window(decider: Decider, window: list[Message], window_no: int,
+                     log: EventLog) -> list[RawEpisode]:
+    decision = decider.partition(window)
+    groups, repairs = repair_partition(decision.groups, len(window))
+    topics = decision.topics if len(decision.topics) == len(decision.groups) and not repairs else []
+    raws = [RawEpisode(window=window_no, index=j, message_ids=[window[i - 1].id for i in group],
+                       topic=topics[j] if topics else "") for j, group in enumerate(groups)]
+    log.emit("partition", {
+        "window_message_ids": [m.id for m in window],
+        "proposed": decision.groups, "groups": [r.message_ids for r in raws],
+        "topics": [r.topic for r in raws], "repairs": repairs, "fallback": decision.fallback,
+    }, message_ids=[m.id for m in window], call_ids=decision.call_ids)
+    return raws
+
+
+def embed_episode_text(embedder: Embedder, cue: str, narrative: str) -> list[float]:
+    return embedder.embed([f"{cue}\n{narrative}"])[0].astype(np.float32).tolist()
+
+
+def narrate_raws(decider: Decider, raws: list[RawEpisode], by_id: dict[str, Message],
+                 concurrency: int) -> list[NarrationDecision]:
+    """Narratives of one window are independent of each other, so they are written in parallel."""
+    groups = [[by_id[i] for i in raw.message_ids] for raw in raws]
+    if concurrency <= 1 or len(groups) <= 1:
+        return [decider.narrate(g) for g in groups]
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(groups))) as pool:
+        return list(pool.map(decider.narrate, groups))
+
+
+def build_episode(state: MemoryState, embedder: Embedder, raw: RawEpisode,
+                  decision: NarrationDecision, by_id: dict[str, Message]) -> Episode:
+    stamps = [by_id[i].timestamp for i in raw.message_ids if by_id[i].timestamp]
+    return Episode(id=state.next_episode_id(), cue=decision.cue, narrative=decision.narrative,
+                   message_ids=list(raw.message_ids), window=raw.window,
+                   start=min(stamps) if stamps else None, end=max(stamps) if stamps else None,
+                   embedding=embed_episode_text(embedder, decision.cue, decision.narrative))
+
+
+def integrate_episode(decider: Decider, embedder: Embedder, state: MemoryState, new: Episode,
+                      config: PipelineConfig, by_id: dict[str, Message], log: EventLog) -> Episode:
+    """Merge `new` into the episode it continues (§3.2.3), or store it as it is.
+
+    Returns the episode the semantic stages work on: the merged one or `new` itself.
+    """
+    query = np.asarray(new.embedding, dtype=np.float32)
+    candidates = state.search_episodes(query, config.k_e)
+    listed = [{"id": e.id, "score": round(s, 4), "cue": e.cue} for e, s in candidates]
+    if not candidates:
+        state.add_episode(new)
+        log.emit("integrate", {"episode_id": new.id, "candidates": [], "choice": -1,
+                               "skipped": "no earlier episode to continue", "result_id": new.id},
+                 episode_ids=[new.id], message_ids=new.message_ids)
+        return new
+    choice = decider.select_integration(new, candidates)
+    idx = choice.idx if 1 <= choice.idx <= len(candidates) else -1
+    payload = {"episode_id": new.id, "candidates": listed, "choice": idx, "reason": choice.reason,
+               "fallback": choice.fallback}
+    if idx != choice.idx:
+        payload["repair"] = f"index {choice.idx} is not a candidate: treated as -1"
+    if idx == -1:
+        state.add_episode(new)
+        payload["result_id"] = new.id
+        log.emit("integrate", payload, episode_ids=[new.id], message_ids=new.message_ids,
+                 call_ids=choice.call_ids)
+        return new
+    old = candidates[idx - 1][0]
+    message_ids = old.message_ids + [i for i in new.message_ids if i not in old.message_ids]
+    merged_text = decider.merge_episodes(old, new, [by_id[i] for i in message_ids])
+    merged = Episode(id="", cue=merged_text.cue, narrative=merged_text.narrative,
+                     message_ids=message_ids, window=new.window, supersedes=[old.id, new.id],
+                     start=min(filter(None, [old.start, new.start]), default=None),
+                     end=max(filter(None, [old.end, new.end]), default=None),
+                     embedding=embed_episode_text(embedder, merged_text.cue, merged_text.narrative))
+    # the new episode is kept (superseded) so the UI can show what was merged into what
+    state.add_episode(new, indexed=False)
+    merged.id = state.next_episode_id()
+    state.add_episode(merged)
+    state.supersede_episode(old.id, merged.id)
+    state.supersede_episode(new.id, merged.id)
+    payload.update(target=old.id, result_id=merged.id,
+                   before={"cue": old.cue, "narrative": old.narrative},
+                   incoming={"cue": new.cue, "narrative": new.narrative},
+                   after={"cue": merged.cue, "narrative": merged.narrative},
+                   merge_fallback=merged_text.fallback)
+    log.emit("integrate", payload, episode_ids=[new.id, old.id, merged.id],
+             message_ids=message_ids, call_ids=choice.call_ids + merged_text.call_ids)
+    return merged

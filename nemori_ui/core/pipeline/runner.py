@@ -1,0 +1,119 @@
+"""Runs the pipeline over a conversation window by window, committing after each window.
+
+Episodes are processed in time order; within a window only the narratives are written
+concurrently, because integration and the semantic stages of an episode read what the
+previous episode stored.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..config import PipelineConfig
+from ..embed import Embedder
+from ..models import Conversation, LLMCallRecord
+from ..store import Store
+from ..store import records, runs
+from .decisions import Decider
+from .episodic import build_episode, integrate_episode, make_windows, narrate_raws, partition_window
+from .events import EventLog
+from .semantic import anticipate_and_distill, consolidate
+from .state import MemoryState
+
+STAGES = ("partition", "narrate", "integrate", "anticipate", "distill", "consolidate")
+
+
+@dataclass
+class Progress:
+    run_id: str
+    window: int                # windows completed so far
+    windows_total: int
+    stage: str
+    episode: int = 0           # episodes of the current window done / total
+    episodes_in_window: int = 0
+    llm: dict = field(default_factory=dict)
+
+
+@dataclass
+class Clients:
+    """Everything a run talks to. `drain_calls` hands over the LLM call records of a window."""
+    decider: Decider
+    embedder: Embedder
+    drain_calls: Callable[[], list[LLMCallRecord]] = lambda: []
+    llm_totals: Callable[[], dict] = lambda: {}
+
+
+def start_run(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
+              source: str, fmt: str, name: str | None = None, resume: bool = True) -> str:
+    """Create a run, or find the unfinished run of the same inputs to continue."""
+    if resume:
+        found = runs.find_resumable(store, conv.id, source, config.fingerprint())
+        if found:
+            return found
+    total = len(make_windows(conv.messages, config.window))
+    return runs.create_run(store, conv, config, source=source, fmt=fmt,
+                           decider=clients.decider.label, windows_total=total, name=name)
+
+
+def run_windows(store: Store, run_id: str, clients: Clients, *,
+                progress: Callable[[Progress], None] | None = None,
+                stop_after: int | None = None) -> None:
+    """Process the run's remaining windows. `stop_after` ends early (tests of resume)."""
+    info = runs.get_run(store, run_id)
+    config = info.config
+    messages = records.load_messages(store, run_id)
+    by_id = {m.id: m for m in messages}
+    windows = make_windows(messages, config.window)
+    state = MemoryState.restore(clients.embedder.dim, records.load_episodes(store, run_id),
+                                records.load_memories(store, run_id))
+    clients.drain_calls()  # calls made before this run started belong to nobody's window
+    runs.set_status(store, run_id, "running")
+    started = time.perf_counter()
+    report = progress or (lambda p: None)
+    try:
+        for w in range(info.windows_done, len(windows)):
+            if stop_after is not None and w >= info.windows_done + stop_after:
+                break
+            _process_window(store, run_id, w, windows[w], by_id, state, clients, config,
+                            lambda stage, i=0, n=0: report(Progress(
+                                run_id, w, len(windows), stage, i, n, clients.llm_totals())))
+        done = runs.get_run(store, run_id).windows_done >= len(windows)
+        runs.set_status(store, run_id, "done" if done else "interrupted",
+                        add_seconds=time.perf_counter() - started)
+        report(Progress(run_id, len(windows) if done else w, len(windows), "done",
+                        llm=clients.llm_totals()))
+    except KeyboardInterrupt:
+        runs.set_status(store, run_id, "interrupted", add_seconds=time.perf_counter() - started)
+        raise
+    except Exception as exc:
+        runs.set_status(store, run_id, "failed", error=f"{type(exc).__name__}: {exc}",
+                        add_seconds=time.perf_counter() - started)
+        raise
+
+
+def _process_window(store, run_id, w, window, by_id, state, clients, config, report) -> None:
+    log = EventLog(w, records.next_event_seq(store, run_id))
+    decider, embedder = clients.decider, clients.embedder
+    report("partition")
+    raws = partition_window(decider, window, w, log)
+    report("narrate", 0, len(raws))
+    narrations = narrate_raws(decider, raws, by_id, config.concurrency)
+    for j, (raw, narration) in enumerate(zip(raws, narrations)):
+        episode = build_episode(state, embedder, raw, narration, by_id)
+        log.emit("narrate", {"episode_id": episode.id, "cue": episode.cue,
+                             "narrative": episode.narrative, "topic": raw.topic,
+                             "fallback": narration.fallback},
+                 episode_ids=[episode.id], message_ids=episode.message_ids,
+                 call_ids=narration.call_ids)
+        report("integrate", j, len(raws))
+        current = integrate_episode(decider, embedder, state, episode, config, by_id, log)
+        report("distill", j, len(raws))
+        insights = anticipate_and_distill(decider, state, current,
+                                          [by_id[i] for i in current.message_ids], config, log)
+        report("consolidate", j, len(raws))
+        consolidate(decider, embedder, state, current, insights, config, log)
+    episodes, memories = state.take_dirty()
+    records.save_window(store, run_id, w, episodes=episodes, memories=memories,
+                        events=log.events, calls=clients.drain_calls())

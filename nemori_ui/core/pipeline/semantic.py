@@ -1,0 +1,153 @@
+"""Semantic stages (§3.3 and Appendix A): anticipate, distill, consolidate.
+
+The management variant decides how knowledge is evoked and consolidated:
+native (threshold-filtered search; new / merge / conflict), naive (top-K_s search; append),
+summary (one running summary, rewritten with each episode's insights).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import PipelineConfig
+from ..embed import Embedder
+from ..models import Episode, Message, SemanticMemory
+from .decisions import Decider, Insight
+from .events import EventLog
+from .state import MemoryState
+
+
+def evoke(state: MemoryState, episode: Episode,
+          config: PipelineConfig) -> tuple[list[tuple[SemanticMemory, float]], list[dict]]:
+    """Knowledge the episode calls up, and every candidate looked at (for the τ view)."""
+    if config.management == "summary":
+        current = state.active_memories()
+        return [(m, 1.0) for m in current], [
+            {"id": m.id, "text": m.text, "score": 1.0, "passed": True} for m in current]
+    query = np.asarray(episode.embedding, dtype=np.float32)
+    looked = state.search_memories(query, config.k_s)
+    threshold = config.tau if config.management == "native" else None
+    passed = [(m, s) for m, s in looked if threshold is None or s > threshold]
+    listing = [{"id": m.id, "text": m.text, "score": round(s, 4),
+                "passed": threshold is None or s > threshold} for m, s in looked]
+    return passed, listing
+
+
+def anticipate_and_distill(decider: Decider, state: MemoryState, episode: Episode,
+                           messages: list[Message], config: PipelineConfig,
+                           log: EventLog) -> list[Insight]:
+    """Predict the episode from what is known, then keep what the prediction missed (§3.3.1-2).
+
+    Nemori-s skips the prediction and distils the raw episode directly.
+    """
+    if config.variant == "nemori-s":
+        result = decider.distill_direct(messages)
+        log.emit("distill", {"episode_id": episode.id, "mode": "direct", "prediction": None,
+                             "insights": [i.model_dump() for i in result.insights],
+                             "raw_messages": len(messages), "fallback": result.fallback},
+                 episode_ids=[episode.id], message_ids=episode.message_ids,
+                 call_ids=result.call_ids)
+        return result.insights
+    evoked, listing = evoke(state, episode, config)
+    guess = decider.anticipate(episode.cue, evoked)
+    log.emit("anticipate", {"episode_id": episode.id, "cue": episode.cue, "tau": config.tau,
+                            "management": config.management, "evoked": listing,
+                            "prediction": guess.prediction, "fallback": guess.fallback},
+             episode_ids=[episode.id], memory_ids=[m.id for m, _ in evoked],
+             call_ids=guess.call_ids)
+    result = decider.distill(messages, guess.prediction)
+    log.emit("distill", {"episode_id": episode.id, "mode": "prediction-error",
+                         "prediction": guess.prediction,
+                         "insights": [i.model_dump() for i in result.insights],
+                         "raw_messages": len(messages), "fallback": result.fallback},
+             episode_ids=[episode.id], message_ids=episode.message_ids, call_ids=result.call_ids)
+    return result.insights
+
+
+def consolidate(decider: Decider, embedder: Embedder, state: MemoryState, episode: Episode,
+                insights: list[Insight], config: PipelineConfig, log: EventLog) -> None:
+    if not insights:
+        return
+    if config.management == "summary":
+        _rewrite_summary(decider, embedder, state, episode, insights, log)
+        return
+    vectors = embedder.embed([i.text for i in insights])
+    for insight, vector in zip(insights, vectors):
+        _consolidate_one(decider, state, episode, insight, vector, config, embedder, log)
+
+
+def _consolidate_one(decider: Decider, state: MemoryState, episode: Episode, insight: Insight,
+                     vector: np.ndarray, config: PipelineConfig, embedder: Embedder,
+                     log: EventLog) -> None:
+    candidates = [] if config.management == "naive" else state.search_memories(vector, config.k_m)
+    listed = [{"id": m.id, "text": m.text, "score": round(s, 4)} for m, s in candidates]
+    payload = {"episode_id": episode.id, "insight": insight.text,
+               "source_message_ids": insight.source_message_ids, "candidates": listed}
+    call_ids: list[str] = []
+    action, targets, text = "new", [], insight.text
+    if config.management == "naive":
+        payload["skipped"] = "naive management appends every insight"
+    elif not candidates:
+        payload["skipped"] = "no existing memory to compare with"
+    else:
+        directive = decider.consolidate(insight.text, candidates)
+        call_ids = directive.call_ids
+        payload.update(reason=directive.reason, fallback=directive.fallback)
+        valid = sorted({t for t in directive.targets if 1 <= t <= len(candidates)})
+        if len(valid) != len(set(directive.targets)):
+            payload["repair"] = f"targets {directive.targets} not all candidates: kept {valid}"
+        action = directive.action
+        if action != "new" and not valid:
+            payload["repair"] = f"{action} without a valid target: stored as new"
+            action = "new"
+        targets = [candidates[t - 1][0] for t in valid] if action != "new" else []
+        if action == "merge":
+            text = (directive.merged_text or "").strip() or insight.text
+    memory = SemanticMemory(
+        id=state.next_memory_id(), text=text,
+        origin="append" if config.management == "naive" else action,
+        supersedes=[t.id for t in targets], window=episode.window,
+        source_episode_ids=_union([episode.id], *(t.source_episode_ids for t in targets)),
+        source_message_ids=_union(insight.source_message_ids,
+                                  *(t.source_message_ids for t in targets)),
+        embedding=(vector if text == insight.text else embedder.embed([text])[0]).tolist())
+    state.add_memory(memory)
+    for target in targets:
+        state.supersede_memory(target.id, memory.id)
+    payload.update(action=action, targets=[t.id for t in targets], result_id=memory.id,
+                   result_text=memory.text)
+    log.emit("consolidate", payload, episode_ids=[episode.id],
+             message_ids=insight.source_message_ids,
+             memory_ids=[memory.id] + [t.id for t in targets], call_ids=call_ids)
+
+
+def _rewrite_summary(decider: Decider, embedder: Embedder, state: MemoryState, episode: Episode,
+                     insights: list[Insight], log: EventLog) -> None:
+    """Flat-summary management (Appendix A.1): each rewrite is a new version of one memory."""
+    previous = state.active_memories()
+    old_text = previous[0].text if previous else ""
+    result = decider.summarize(old_text, [i.text for i in insights])
+    memory = SemanticMemory(
+        id=state.next_memory_id(), text=result.summary, origin="summary",
+        supersedes=[m.id for m in previous], window=episode.window,
+        source_episode_ids=_union([episode.id], *(m.source_episode_ids for m in previous)),
+        source_message_ids=_union(*(i.source_message_ids for i in insights),
+                                  *(m.source_message_ids for m in previous)),
+        embedding=embedder.embed([result.summary])[0].tolist())
+    state.add_memory(memory)
+    for old in previous:
+        state.supersede_memory(old.id, memory.id)
+    log.emit("consolidate", {"episode_id": episode.id, "action": "summary",
+                             "insights": [i.text for i in insights], "before": old_text,
+                             "result_id": memory.id, "result_text": memory.text,
+                             "fallback": result.fallback},
+             episode_ids=[episode.id], memory_ids=[memory.id] + [m.id for m in previous],
+             call_ids=result.call_ids)
+
+
+def _union(*lists: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for items in lists:
+        for item in items:
+            seen.setdefault(item, None)
+    return list(seen)

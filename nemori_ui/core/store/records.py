@@ -1,0 +1,102 @@
+"""Reading and writing a run's contents: messages, episodes, memories, events, LLM calls."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Iterable
+
+import numpy as np
+
+from ..models import Episode, LLMCallRecord, Message, SemanticMemory, StageEvent
+from .db import Store, now_iso
+
+
+def _blob(vec: list[float] | None) -> bytes | None:
+    return None if vec is None else np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def _vec(blob: bytes | None) -> list[float] | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32).tolist()
+
+
+def _ts(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Episode],
+                memories: Iterable[SemanticMemory], events: Iterable[StageEvent],
+                calls: Iterable[LLMCallRecord]) -> None:
+    """Commit everything one window produced, and the run's progress, atomically.
+
+    A run killed before this commit redoes the window on resume (its LLM replies come from the
+    cache); one killed after it resumes at the next window. Either way nothing is duplicated.
+    """
+    with store.tx() as conn:
+        conn.executemany(
+            "INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, e.id, e.window, e.cue, e.narrative, json.dumps(e.message_ids), e.status,
+              e.superseded_by, json.dumps(e.supersedes), _ts(e.start), _ts(e.end),
+              _blob(e.embedding)) for e in episodes])
+        conn.executemany(
+            "INSERT OR REPLACE INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, m.id, m.window, m.text, m.status, m.superseded_by, json.dumps(m.supersedes),
+              m.origin, json.dumps(m.source_episode_ids), json.dumps(m.source_message_ids),
+              _blob(m.embedding)) for m in memories])
+        conn.executemany(
+            "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, ev.seq, ev.window, ev.stage, json.dumps(ev.payload, default=str),
+              json.dumps(ev.message_ids), json.dumps(ev.episode_ids), json.dumps(ev.memory_ids),
+              json.dumps(ev.call_ids)) for ev in events])
+        conn.executemany(
+            "INSERT OR REPLACE INTO llm_calls VALUES (?, ?, ?, ?, ?)",
+            [(run_id, c.id, window, c.prompt_name, c.model_dump_json()) for c in calls])
+        conn.execute("UPDATE runs SET windows_done = ?, updated_at = ? WHERE id = ?",
+                     (window + 1, now_iso(), run_id))
+
+
+def load_messages(store: Store, run_id: str) -> list[Message]:
+    rows = store.query("SELECT * FROM messages WHERE run_id = ? ORDER BY idx", (run_id,))
+    return [Message(id=r["id"], speaker=r["speaker"], role=r["role"], text=r["text"],
+                    timestamp=r["timestamp"], session=r["session"], source_ref=r["source_ref"])
+            for r in rows]
+
+
+def load_episodes(store: Store, run_id: str, *, with_vectors: bool = True) -> list[Episode]:
+    rows = store.query("SELECT * FROM episodes WHERE run_id = ? ORDER BY rowid", (run_id,))
+    return [Episode(id=r["id"], window=r["window"], cue=r["cue"], narrative=r["narrative"],
+                    message_ids=json.loads(r["message_ids"]), status=r["status"],
+                    superseded_by=r["superseded_by"], supersedes=json.loads(r["supersedes"]),
+                    start=r["start"], end=r["end"],
+                    embedding=_vec(r["embedding"]) if with_vectors else None) for r in rows]
+
+
+def load_memories(store: Store, run_id: str, *, with_vectors: bool = True) -> list[SemanticMemory]:
+    rows = store.query("SELECT * FROM memories WHERE run_id = ? ORDER BY rowid", (run_id,))
+    return [SemanticMemory(id=r["id"], window=r["window"], text=r["text"], status=r["status"],
+                           superseded_by=r["superseded_by"], supersedes=json.loads(r["supersedes"]),
+                           origin=r["origin"], source_episode_ids=json.loads(r["source_episode_ids"]),
+                           source_message_ids=json.loads(r["source_message_ids"]),
+                           embedding=_vec(r["embedding"]) if with_vectors else None) for r in rows]
+
+
+def load_events(store: Store, run_id: str, stage: str | None = None) -> list[StageEvent]:
+    sql, params = "SELECT * FROM events WHERE run_id = ?", [run_id]
+    if stage:
+        sql += " AND stage = ?"
+        params.append(stage)
+    rows = store.query(sql + " ORDER BY seq", tuple(params))
+    return [StageEvent(stage=r["stage"], window=r["window"], seq=r["seq"],
+                       payload=json.loads(r["payload"]), message_ids=json.loads(r["message_ids"]),
+                       episode_ids=json.loads(r["episode_ids"]), memory_ids=json.loads(r["memory_ids"]),
+                       call_ids=json.loads(r["call_ids"])) for r in rows]
+
+
+def load_calls(store: Store, run_id: str) -> list[LLMCallRecord]:
+    rows = store.query("SELECT record FROM llm_calls WHERE run_id = ? ORDER BY rowid", (run_id,))
+    return [LLMCallRecord.model_validate_json(r["record"]) for r in rows]
+
+
+def next_event_seq(store: Store, run_id: str) -> int:
+    return store.query("SELECT coalesce(max(seq), -1) + 1 FROM events WHERE run_id = ?",
+                       (run_id,))[0][0]
