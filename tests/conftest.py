@@ -1,0 +1,1 @@
+from tests.openai_server import openai_server  # noqa: F401
