@@ -16,13 +16,14 @@ Management = Literal["native", "naive", "summary"]
 
 class OfflineThresholds(BaseModel):
     """Cut-offs of the offline engine's rules. Cosine similarities on MiniLM vectors."""
-    boundary_depth: float = 0.10      # partition: depth of a similarity valley that ends a topic
+    boundary_depth: float = 0.35      # partition: depth of a similarity valley that ends a topic
+    min_episode: int = 4              # partition: shortest episode a topic shift may leave
     time_gap_minutes: float = 60.0    # partition / integrate: a gap this long always separates
-    integrate_min_sim: float = 0.55   # integrate: continuation needs this similarity ...
-    integrate_max_gap_hours: float = 36.0  # ... and at most this gap between the episodes
+    integrate_min_sim: float = 0.72   # integrate: continuation needs this similarity ...
+    integrate_max_gap_minutes: float = 60.0  # ... at most this gap, and another window
     covered_sim: float = 0.72         # distill: a raw sentence is predicted if a prediction is this close
     merge_sim: float = 0.80           # consolidate: near-duplicate insight merges ...
-    conflict_sim: float = 0.62        # ... or conflicts when it disagrees on a number/date/name/negation
+    conflict_sim: float = 0.70        # ... or conflicts when it disagrees on a number/date/name/negation
 
 
 class PipelineConfig(BaseModel):

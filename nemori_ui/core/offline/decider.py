@@ -60,9 +60,12 @@ class OfflineDecider:
         texts = [t for _, t in found]
         cand = self._embed(texts)
         pred = self._embed(predicted) if predicted else np.zeros((0, cand.shape[1]), np.float32)
-        missed = knowledge.prediction_gaps(texts, cand, predicted, pred, self.limits)
-        return DistillDecision(insights=[Insight(text=t, source_message_ids=[mid])
-                                         for (mid, t), keep in zip(found, missed) if keep])
+        held = knowledge.prediction_gaps(texts, cand, predicted, pred, self.limits)
+        return DistillDecision(
+            insights=[Insight(text=t, source_message_ids=[mid])
+                      for (mid, t), h in zip(found, held) if h is None],
+            covered=[{"text": t, "message_id": mid, "predicted_by": h[0], "score": round(h[1], 4)}
+                     for (mid, t), h in zip(found, held) if h is not None])
 
     def distill_direct(self, messages: list[Message]) -> DistillDecision:
         return DistillDecision(insights=[Insight(text=t, source_message_ids=[mid])
@@ -88,7 +91,7 @@ class OfflineDecider:
     def answer(self, question: str, context: str) -> AnswerDecision:
         lines = [s for block in context.splitlines() for s in sentences(block) if len(s) > 3]
         if not lines:
-            return AnswerDecision(answer=knowledge.best_sentence(None, [], None))
+            return AnswerDecision(answer=knowledge.best_sentence(question, None, [], None))
         vecs = self._embed(lines)
         q = self._embed([question])[0]
-        return AnswerDecision(answer=knowledge.best_sentence(q, lines, vecs))
+        return AnswerDecision(answer=knowledge.best_sentence(question, q, lines, vecs))

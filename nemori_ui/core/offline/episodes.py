@@ -27,10 +27,17 @@ def cut_points(window: list[Message], vectors: np.ndarray,
             if gap >= limits.time_gap_minutes:
                 cuts[i] = f"time gap of {gap / 60:.1f} h"
     gaps = _gap_similarities(vectors)
-    for i, depth in _valleys(gaps):
-        # a cut needs at least two messages on each side, or it shreds a dialogue exchange
-        near = [c for c in cuts if abs(c - i) < 2]
-        if depth >= limits.boundary_depth and i >= 2 and len(window) - i >= 2 and not near:
+    # deepest valleys first; a cut must leave every episode at least min_episode messages long,
+    # or it shreds a dialogue exchange into fragments no narrative can stand on
+    for i, depth in sorted(_valleys(gaps), key=lambda v: -v[1]):
+        if depth < limits.boundary_depth:
+            break
+        if i in cuts:
+            continue
+        edges = [0, len(window), *cuts]
+        before = max(e for e in edges if e < i)
+        after = min(e for e in edges if e > i)
+        if i - before >= limits.min_episode and after - i >= limits.min_episode:
             cuts[i] = f"topic shift (similarity valley {gaps[i - 1]:.2f}, depth {depth:.2f})"
     return dict(sorted(cuts.items()))
 
@@ -67,25 +74,26 @@ def group_indices(n: int, cuts: dict[int, str]) -> tuple[list[list[int]], list[s
 
 
 def title(messages: list[Message], vectors: np.ndarray) -> str:
-    """A searchable 10-20 word title: who, when, and the most central sentence."""
+    """A searchable title: who, when, and the sentence closest to the episode's centre."""
     centroid = vectors.mean(axis=0)
     best = int(np.argmax(vectors @ centroid))
-    key = " ".join(words(messages[best].text)[:12]) or messages[best].text[:60]
-    who = _speakers(messages)
+    key = " ".join(words(messages[best].text)[:14]) or messages[best].text[:80]
     when = messages[0].timestamp
-    return f"{who}{' on ' + day(when) if when else ''}: {key}"
+    return f"{_speakers(messages)}{', ' + day(when) if when else ''}: {key}"
 
 
 def narrative(messages: list[Message]) -> str:
-    """Third-person account in order, with relative dates made absolute."""
+    """The episode's lines in order under its date, with relative dates made absolute.
+
+    Extractive on purpose: without a model the honest narrative is what was said, and little
+    boilerplate keeps the episode's vector close to the facts it holds.
+    """
     first = messages[0].timestamp
-    lead = (f"On {first:%A} {day(first)} at {first:%H:%M}, " if first else "") + \
-        f"{_speakers(messages)} talked."
-    lines = [lead]
+    lines = [f"On {first:%A} {day(first)} at {first:%H:%M}:" if first else ""]
     for m in messages:
         said = " ".join(absolutize(s, m.timestamp) for s in sentences(m.text)) or m.text
-        lines.append(f'{m.speaker} said: "{said}"')
-    return " ".join(lines)
+        lines.append(f"{m.speaker}: {said}")
+    return " ".join(filter(None, lines))
 
 
 def _speakers(messages: list[Message]) -> str:
@@ -95,16 +103,25 @@ def _speakers(messages: list[Message]) -> str:
 
 def continuation(new: Episode, candidates: list[tuple[Episode, float]],
                  limits: OfflineThresholds) -> tuple[int, str]:
-    """The candidate `new` continues: similar enough and close enough in time."""
+    """The candidate `new` continues: from an earlier window, similar, and in the same sitting.
+
+    Episodes of the same window were just told apart by the partition, so only a window edge
+    can have cut an episode in two.
+    """
     reasons = []
     for idx, (old, score) in enumerate(candidates, start=1):
-        if score < limits.integrate_min_sim:
+        if old.window == new.window:
+            reasons.append(f"{old.id}: same window, already judged a different episode")
+        elif score < limits.integrate_min_sim:
             reasons.append(f"{old.id}: similarity {score:.2f} < {limits.integrate_min_sim:.2f}")
-            continue
-        if old.end and new.start:
-            gap_h = abs((new.start - old.end).total_seconds()) / 3600
-            if gap_h > limits.integrate_max_gap_hours:
-                reasons.append(f"{old.id}: {gap_h:.0f} h apart > {limits.integrate_max_gap_hours:g} h")
-                continue
-        return idx, f"continues {old.id}: similarity {score:.2f}, close in time"
+        elif old.end and new.start and \
+                (gap := abs((new.start - old.end).total_seconds()) / 60) > limits.integrate_max_gap_minutes:
+            reasons.append(f"{old.id}: {_span(gap)} apart > {limits.integrate_max_gap_minutes:g} min")
+        else:
+            return idx, f"continues {old.id}: similarity {score:.2f}, same sitting across a window edge"
     return -1, "; ".join(reasons) or "no candidate"
+
+
+def _span(minutes: float) -> str:
+    return f"{minutes:.0f} min" if minutes < 120 else f"{minutes / 60:.0f} h" if minutes < 2880 \
+        else f"{minutes / 1440:.0f} days"

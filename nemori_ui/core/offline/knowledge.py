@@ -7,7 +7,7 @@ import numpy as np
 from ..config import OfflineThresholds
 from ..models import Message, SemanticMemory
 from .dates import absolutize
-from .text import disagreement, is_informative, sentences
+from .text import content_words, disagreement, is_informative, sentences
 
 
 def statements(messages: list[Message]) -> list[tuple[str, str]]:
@@ -21,17 +21,18 @@ def statements(messages: list[Message]) -> list[tuple[str, str]]:
 
 
 def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
-                    pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[bool]:
-    """For each candidate statement: is it missing from, or contradicted by, the prediction?"""
+                    pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[tuple[str, float] | None]:
+    """For each candidate statement, the prediction line that already holds it (with the
+    similarity), or None when the prediction missed it or got it wrong."""
     if not predicted:
-        return [True] * len(candidates)
+        return [None] * len(candidates)
     sims = cand_vecs @ pred_vecs.T
-    missed = []
+    found: list[tuple[str, float] | None] = []
     for i, text in enumerate(candidates):
         j = int(np.argmax(sims[i]))
-        covered = sims[i, j] >= limits.covered_sim and disagreement(text, predicted[j]) is None
-        missed.append(not covered)
-    return missed
+        held = sims[i, j] >= limits.covered_sim and disagreement(text, predicted[j]) is None
+        found.append((predicted[j], float(sims[i, j])) if held else None)
+    return found
 
 
 def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, float]],
@@ -67,7 +68,11 @@ def merged_text(insight: str, targets: list[str]) -> str:
     return f"{speaker}: {joined}" if speaker else joined
 
 
-def best_sentence(question_vec: np.ndarray, lines: list[str], vecs: np.ndarray) -> str:
+def best_sentence(question: str, question_vec: np.ndarray, lines: list[str],
+                  vecs: np.ndarray) -> str:
+    """The retrieved sentence that best answers: similar in meaning and sharing its words."""
     if not lines:
         return "I don't know: nothing relevant is in memory."
-    return lines[int(np.argmax(vecs @ question_vec))]
+    asked = set(content_words(question))
+    overlap = np.array([len(asked & set(content_words(line))) for line in lines], dtype=np.float32)
+    return lines[int(np.argmax(vecs @ question_vec + 0.1 * overlap))]

@@ -53,36 +53,51 @@ def is_informative(sentence: str) -> bool:
     stripped = sentence.strip()
     if stripped.endswith("?") or FILLER.match(stripped):
         return False
-    return len(words(stripped)) >= 5 and len(content_words(stripped)) >= 2
+    return len(words(stripped)) >= 5 and len(content_words(stripped)) >= 3
 
 
-def numbers(text: str) -> set[str]:
-    found = {w.lower() for w in words(text) if w[0].isdigit() or w.lower() in NUMBER_WORDS}
-    return found | {w.lower() for w in words(text) if w.lower() in MONTHS}
+def body(statement: str) -> str:
+    """The statement without its 'Speaker: ' prefix."""
+    head, sep, rest = statement.partition(": ")
+    return rest if sep and len(head.split()) <= 3 else statement
+
+
+def quantities(text: str) -> dict[str, str]:
+    """What each number counts: {'cups': 'three', 'april': '12'}; years count as 'year'."""
+    tokens = [w.lower() for w in words(body(text))]
+    found = {}
+    for i, tok in enumerate(tokens):
+        if tok[0].isdigit() or tok in NUMBER_WORDS:
+            if len(tok) == 4 and tok.isdigit() and tok.startswith(("19", "20")):
+                found["year"] = tok
+            elif i + 1 < len(tokens):
+                found[tokens[i + 1]] = tok
+    return found
 
 
 def names(text: str) -> set[str]:
-    """Capitalised words that are not sentence-initial: a rough proper-noun set."""
-    tokens = words(text)
+    """Capitalised words that do not start a sentence: a rough proper-noun set."""
+    tokens = words(body(text))
     found = set()
-    for prev, tok in zip([""] + tokens, tokens):
-        if tok[0].isupper() and prev and not prev.endswith(":") and tok.lower() not in STOPWORDS \
-                and tok.lower() not in MONTHS and tok != "I":
+    for i, tok in enumerate(tokens):
+        if i and tok[0].isupper() and tok.lower() not in STOPWORDS and tok.lower() not in MONTHS \
+                and tok != "I":
             found.add(tok.lower())
     return found
 
 
 def negated(text: str) -> bool:
-    return any(w.lower() in NEGATIONS for w in words(text))
+    return any(w.lower() in NEGATIONS for w in words(body(text)))
 
 
 def disagreement(a: str, b: str) -> str | None:
     """Why two statements about the same thing cannot both hold, or None if they can."""
     if negated(a) != negated(b):
         return "one is negated and the other is not"
-    na, nb = numbers(a), numbers(b)
-    if na and nb and na != nb:
-        return f"numbers or dates differ ({', '.join(sorted(na))} vs {', '.join(sorted(nb))})"
+    qa, qb = quantities(a), quantities(b)
+    clash = sorted(k for k in qa.keys() & qb.keys() if qa[k] != qb[k])
+    if clash:
+        return "; ".join(f"{qa[k]} vs {qb[k]} {k}" for k in clash)
     ma, mb = names(a), names(b)
     if ma and mb and not (ma & mb):
         return f"names differ ({', '.join(sorted(ma))} vs {', '.join(sorted(mb))})"

@@ -46,6 +46,9 @@ class Insight(BaseModel):
 
 class DistillDecision(Decision):
     insights: list[Insight]
+    # raw statements left out because the prediction already held them, where the decider
+    # can tell: {"text", "message_id", "predicted_by", "score"}
+    covered: list[dict] = Field(default_factory=list)
 
 
 class ConsolidationDecision(Decision):

@@ -59,7 +59,8 @@ def anticipate_and_distill(decider: Decider, state: MemoryState, episode: Episod
     log.emit("distill", {"episode_id": episode.id, "mode": "prediction-error",
                          "prediction": guess.prediction,
                          "insights": [i.model_dump() for i in result.insights],
-                         "raw_messages": len(messages), "fallback": result.fallback},
+                         "covered": result.covered, "raw_messages": len(messages),
+                         "fallback": result.fallback},
              episode_ids=[episode.id], message_ids=episode.message_ids, call_ids=result.call_ids)
     return result.insights
 
@@ -103,6 +104,14 @@ def _consolidate_one(decider: Decider, state: MemoryState, episode: Episode, ins
         targets = [candidates[t - 1][0] for t in valid] if action != "new" else []
         if action == "merge":
             text = (directive.merged_text or "").strip() or insight.text
+            if len(targets) == 1 and text == targets[0].text:
+                # superseding a memory with an identical copy would only add a version
+                payload.update(action="merge", targets=[targets[0].id], result_id=targets[0].id,
+                               result_text=text, unchanged=True)
+                log.emit("consolidate", payload, episode_ids=[episode.id],
+                         message_ids=insight.source_message_ids, memory_ids=[targets[0].id],
+                         call_ids=call_ids)
+                return
     memory = SemanticMemory(
         id=state.next_memory_id(), text=text,
         origin="append" if config.management == "naive" else action,

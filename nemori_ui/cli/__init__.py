@@ -1,0 +1,56 @@
+"""Command line: ``python -m nemori_ui <command> ...``.
+
+Each command is a module ``nemori_ui.cli.<name>`` listed in COMMANDS, with
+``add_parser(subparsers)`` (registering a sub-command called <name>) and ``run(args) -> int``.
+Only the module of the command being run is imported (all of them for ``--help`` or a bad
+command), so a command that needs numpy or an LLM client does not slow down `inspect`, and a
+command whose optional dependency is missing does not break the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from ..core.errors import InputError, LLMFailure, StoreError
+
+COMMANDS = ["inspect", "run", "runs", "ask", "export"]
+
+
+def build_parser(names: list[str] | None = None) -> tuple[argparse.ArgumentParser, dict]:
+    parser = argparse.ArgumentParser(
+        prog="python -m nemori_ui",
+        description="Nemori Inspector: run the Nemori memory pipeline on a transcript.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    modules = {}
+    for name in names or COMMANDS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.add_parser(subparsers)
+        modules[name] = module
+    return parser, modules
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The first word that is not an option names the command (no global options exist).
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    parser, modules = build_parser([wanted] if wanted in COMMANDS else None)
+    args = parser.parse_args(argv)
+    try:
+        return int(modules[args.command].run(args) or 0)
+    except (InputError, StoreError, LLMFailure) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyError as exc:  # an unknown run or conversation id
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`... | head`): stop quietly, and keep Python's exit-time flush
+        # of stdout from raising again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
