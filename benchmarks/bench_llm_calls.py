@@ -1,0 +1,155 @@
+"""LLM calls and tokens per prompt for one conversation, through the real pipeline and SDK.
+
+    python benchmarks/bench_llm_calls.py [--conv conv-30] [--embedder minilm|hash] [--window 20]
+                                         [--tau 0.70] [--variant nemori|nemori-s] [--group 4]
+
+The model is the local OpenAI-compatible test server answering with the deterministic test
+responder, so no real model is involved: reply lengths (output tokens) and the decisions are
+artificial, while the input tokens come from the real prompts filled with the real
+conversation. Input tokens are estimated from every request the server received, two ways:
+characters / 4 (plus the chat format's per-message overhead) and WordPiece tokens of the
+MiniLM tokenizer. The stage shares are set beside the paper's Table 9. `--group` sets how many
+messages the responder puts in one episode, which drives the number of every later call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
+
+from tokenizers import Tokenizer  # noqa: E402
+
+from nemori_ui.core.clients import build_clients  # noqa: E402
+from nemori_ui.core.config import PipelineConfig  # noqa: E402
+from nemori_ui.core.embed.minilm import TOKENIZER_PATH  # noqa: E402
+from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
+from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
+from nemori_ui.core.prompts import STAGE_OF  # noqa: E402
+from nemori_ui.core.store import open_store  # noqa: E402
+from nemori_ui.core.transcripts import load_transcript  # noqa: E402
+from tests import llm_responder  # noqa: E402
+from tests.llm_responder import prompt_of, respond  # noqa: E402
+from tests.openai_server import OpenAIServer  # noqa: E402
+
+LOCOMO = Path("/work/shared/data/locomo/locomo-dev.json")
+PAPER_TABLE_9 = {"partition": 15, "narration": 38, "integration": 16, "semantic": 30}
+PER_MESSAGE = 4      # role and separators each chat message costs, as OpenAI counts them
+PER_REQUEST = 3      # the primed assistant reply
+
+
+def chars_estimate(messages: list[dict]) -> int:
+    return PER_REQUEST + sum(PER_MESSAGE + len(str(m.get("content") or "")) // 4
+                             for m in messages)
+
+
+class WordPiece:
+    def __init__(self) -> None:
+        self.tok = Tokenizer.from_file(str(TOKENIZER_PATH))
+        self.tok.no_truncation()
+        self.tok.no_padding()
+
+    def __call__(self, messages: list[dict]) -> int:
+        texts = [str(m.get("content") or "") for m in messages]
+        pieces = sum(len(e.ids) - 2 for e in self.tok.encode_batch(texts))  # less [CLS] [SEP]
+        return PER_REQUEST + PER_MESSAGE * len(messages) + pieces
+
+
+def hash_embedder():
+    from tests.fakes import HashEmbedder
+    return HashEmbedder(dim=256)
+
+
+def measure(args) -> tuple[dict, dict, float, int]:
+    conv = load_transcript(args.data).conversation(args.conv)
+    config = PipelineConfig(backend="openai", model="test-model", window=args.window,
+                            tau=args.tau, variant=args.variant)
+    embedder = hash_embedder() if args.embedder == "hash" else None
+    llm_responder.GROUP = args.group
+    with tempfile.TemporaryDirectory() as home, OpenAIServer() as server:
+        server.responder = respond
+        store = open_store(home)
+        backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=server.url)
+        clients = build_clients(config, store, backend=backend, embedder=embedder)
+        run_id = start_run(store, conv, config, clients, source=str(args.data), fmt="locomo",
+                           resume=False)
+        started = time.perf_counter()
+        run_windows(store, run_id, clients)
+        seconds = time.perf_counter() - started
+        usage = clients.decider.gateway.usage()
+        wordpiece = WordPiece()
+        est: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for req in server.chat_requests:
+            row = est[prompt_of(req.body)]
+            row["requests"] += 1
+            row["chars4"] += chars_estimate(req.messages)
+            row["wordpiece"] += wordpiece(req.messages)
+            row["system"] += chars_estimate(req.messages[:1])
+        store.conn.close()
+    return usage, est, seconds, len(conv.messages)
+
+
+def pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:5.1f}%" if whole else "    -"
+
+
+def report(usage: dict, est: dict, seconds: float, n_messages: int, args) -> None:
+    print(f"{args.conv}: {n_messages} messages, w={args.window}, tau={args.tau}, "
+          f"variant={args.variant}, embedder={args.embedder}, responder episodes of "
+          f"{args.group} messages; pipeline {seconds:.1f} s\n")
+    head = (f"{'prompt':<15}{'stage':<12}{'calls':>6}{'req':>6}{'in ~chars/4':>13}"
+            f"{'in wordpiece':>14}{'out (server)':>14}{'in/call':>9}{'sys/call':>10}")
+    print(head)
+    print("-" * len(head))
+    order = sorted(est, key=lambda p: list(STAGE_OF).index(p))
+    stage_in: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for p in order:
+        u, e = usage.get(p, {}), est[p]
+        stage = STAGE_OF[p]
+        for key in ("chars4", "wordpiece"):
+            stage_in[stage][key] += e[key]
+        stage_in[stage]["out"] += u.get("output_tokens", 0)
+        stage_in[stage]["calls"] += u.get("calls", 0)
+        print(f"{p:<15}{stage:<12}{u.get('calls', 0):>6}{e['requests']:>6}{e['chars4']:>13,}"
+              f"{e['wordpiece']:>14,}{u.get('output_tokens', 0):>14,}"
+              f"{e['chars4'] // max(1, e['requests']):>9,}"
+              f"{e['system'] // max(1, e['requests']):>10,}")
+    total = {k: sum(s[k] for s in stage_in.values()) for k in ("chars4", "wordpiece", "out", "calls")}
+    print("-" * len(head))
+    print(f"{'total':<27}{total['calls']:>6}{sum(e['requests'] for e in est.values()):>6}"
+          f"{total['chars4']:>13,}{total['wordpiece']:>14,}{total['out']:>14,}\n")
+
+    print("Share of input tokens by stage, beside the paper's Table 9 (all construction tokens):")
+    head2 = f"{'stage':<13}{'calls':>7}{'in ~chars/4':>13}{'in wordpiece':>14}{'in+out':>9}{'paper':>8}"
+    print(head2)
+    print("-" * len(head2))
+    for stage, paper in PAPER_TABLE_9.items():
+        s = stage_in.get(stage, defaultdict(int))
+        both = s["chars4"] + s["out"]
+        print(f"{stage:<13}{s['calls']:>7}{pct(s['chars4'], total['chars4']):>13}"
+              f"{pct(s['wordpiece'], total['wordpiece']):>14}"
+              f"{pct(both, total['chars4'] + total['out']):>9}{paper:>7}%")
+    print("\nOutput tokens are the test responder's, not a model's: only the input columns "
+          "reflect real prompt sizes.")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=LOCOMO)
+    ap.add_argument("--conv", default="conv-30")
+    ap.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
+    ap.add_argument("--window", type=int, default=20)
+    ap.add_argument("--tau", type=float, default=0.70)
+    ap.add_argument("--variant", choices=["nemori", "nemori-s"], default="nemori")
+    ap.add_argument("--group", type=int, default=llm_responder.GROUP)
+    args = ap.parse_args()
+    report(*measure(args), args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""The LLM decider: each judgement of the method asked of a model through the gateway.
+
+Every call goes through `LLMGateway.complete`, so caching, retries, repair and records are the
+gateway's business. What is decided here is how a reply becomes a decision, and what happens
+when there is no usable reply: that one decision is handed to the offline engine, with the
+failed call kept in `call_ids` and the reason in `fallback`, so a run never dies on a bad reply
+and the failure stays visible.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+from ..config import PipelineConfig
+from ..models import Episode, Message, SemanticMemory
+from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, ConsolidationDecision,
+                                  Decider, Decision, DistillDecision, Insight, NarrationDecision,
+                                  PartitionDecision, SelectDecision, SummaryDecision)
+from . import (answer, anticipate, consolidate, direct_distill, distill, integrate, narrate,
+               partition, select, summarize)
+
+D = TypeVar("D", bound=Decision)
+
+
+class LLMDecider:
+    def __init__(self, gateway, config: PipelineConfig, fallback: Decider):
+        self.gateway = gateway
+        self.config = config
+        self.fallback = fallback
+        backend = gateway.backend
+        self.label = f"{getattr(backend, 'name', config.backend)}:" \
+                     f"{getattr(backend, 'model', None) or config.model}"
+
+    # -- episodic -----------------------------------------------------------------------------
+
+    def partition(self, window: list[Message]) -> PartitionDecision:
+        result = self._ask(partition, partition.render(window), partition.PartitionReply)
+        if not result.ok:
+            return self._offline(result, lambda: self.fallback.partition(window))
+        # passed through as returned: the stage repairs and shows any gap or repeat
+        episodes = result.value.episodes
+        return PartitionDecision(groups=[list(e.indices) for e in episodes],
+                                 topics=[e.topic.strip() for e in episodes],
+                                 call_ids=[result.record.id])
+
+    def narrate(self, messages: list[Message]) -> NarrationDecision:
+        result = self._ask(narrate, narrate.render(messages), narrate.NarrateReply)
+        return self._narration(result, lambda: self.fallback.narrate(messages))
+
+    def select_integration(self, new: Episode,
+                           candidates: list[tuple[Episode, float]]) -> SelectDecision:
+        episodes = [e for e, _ in candidates]
+        result = self._ask(select, select.render(new, episodes), select.SelectReply)
+        if not result.ok:
+            return self._offline(result, lambda: self.fallback.select_integration(new, candidates))
+        # an index outside 1..K is the stage's to repair (and show), not ours to hide
+        return SelectDecision(idx=result.value.idx, reason=result.value.reason.strip(),
+                              call_ids=[result.record.id])
+
+    def merge_episodes(self, old: Episode, new: Episode,
+                       messages: list[Message]) -> NarrationDecision:
+        result = self._ask(integrate, integrate.render(old, new), integrate.IntegrateReply)
+        return self._narration(result, lambda: self.fallback.merge_episodes(old, new, messages))
+
+    # -- semantic -----------------------------------------------------------------------------
+
+    def anticipate(self, cue: str,
+                   evoked: list[tuple[SemanticMemory, float]]) -> AnticipationDecision:
+        known = [m.text for m, _ in evoked]
+        result = self._ask(anticipate, anticipate.render(cue, known), anticipate.AnticipateReply)
+        if not result.ok:
+            return self._offline(result, lambda: self.fallback.anticipate(cue, evoked))
+        return AnticipationDecision(prediction=result.value.prediction.strip(),
+                                    call_ids=[result.record.id])
+
+    def distill(self, messages: list[Message], prediction: str) -> DistillDecision:
+        result = self._ask(distill, distill.render(messages, prediction), distill.DistillReply)
+        if not result.ok:
+            return self._offline(result, lambda: self.fallback.distill(messages, prediction))
+        return self._insights(result, messages)
+
+    def distill_direct(self, messages: list[Message]) -> DistillDecision:
+        result = self._ask(direct_distill, direct_distill.render(messages),
+                           direct_distill.DirectDistillReply)
+        if not result.ok:
+            return self._offline(result, lambda: self.fallback.distill_direct(messages))
+        return self._insights(result, messages)
+
+    def consolidate(self, insight: str,
+                    candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision:
+        existing = [m.text for m, _ in candidates]
+        result = self._ask(consolidate, consolidate.render(insight, existing),
+                           consolidate.ConsolidateReply)
+        if not result.ok:
+            return self._offline(result, lambda: self.fallback.consolidate(insight, candidates))
+        reply = result.value
+        merged = (reply.merged_text or "").strip() or None
+        # targets pass through unfiltered: the stage repairs invalid ones and records it
+        return ConsolidationDecision(action=reply.action, targets=list(reply.targets),
+                                     merged_text=merged if reply.action == "merge" else None,
+                                     reason=reply.reason.strip(), call_ids=[result.record.id])
+
+    def summarize(self, summary: str, insights: list[str]) -> SummaryDecision:
+        result = self._ask(summarize, summarize.render(summary, insights),
+                           summarize.SummarizeReply)
+        offline = lambda: self.fallback.summarize(summary, insights)  # noqa: E731
+        if not result.ok:
+            return self._offline(result, offline)
+        text = result.value.summary.strip()
+        if not text:
+            # an empty rewrite would silently drop everything known
+            return self._offline(result, offline, why="the summary came back empty")
+        return SummaryDecision(summary=text, call_ids=[result.record.id])
+
+    def answer(self, question: str, context: str) -> AnswerDecision:
+        result = self._ask(answer, answer.render(question, context), answer.AnswerReply,
+                           temperature=self.config.answer_temperature)
+        offline = lambda: self.fallback.answer(question, context)  # noqa: E731
+        if not result.ok:
+            return self._offline(result, offline)
+        text = result.value.answer.strip()
+        if not text:
+            return self._offline(result, offline, why="the answer came back empty")
+        return AnswerDecision(answer=text, call_ids=[result.record.id])
+
+    # -- shared -------------------------------------------------------------------------------
+
+    def _ask(self, prompt, messages: list[dict], model, *, temperature: float | None = None):
+        temp = self.config.temperature if temperature is None else temperature
+        return self.gateway.complete(prompt.NAME, messages, model, temperature=temp)
+
+    def _narration(self, result, offline: Callable[[], NarrationDecision]) -> NarrationDecision:
+        if not result.ok:
+            return self._offline(result, offline)
+        cue, text = result.value.cue.strip(), result.value.narrative.strip()
+        if not cue or not text:
+            return self._offline(result, offline, why="the title or narrative came back empty")
+        return NarrationDecision(cue=" ".join(cue.split()), narrative=text,
+                                 call_ids=[result.record.id])
+
+    @staticmethod
+    def _insights(result, messages: list[Message]) -> DistillDecision:
+        ids = [m.id for m in messages]
+        insights = []
+        for item in result.value.insights:
+            text = " ".join(item.text.split())
+            if not text:
+                continue
+            cited = list(dict.fromkeys(ids[n - 1] for n in item.lines if 1 <= n <= len(ids)))
+            # an insight that cites nothing usable still came from this episode
+            insights.append(Insight(text=text, source_message_ids=cited or list(ids)))
+        return DistillDecision(insights=insights, call_ids=[result.record.id])
+
+    @staticmethod
+    def _offline(result, decide: Callable[[], D], *, why: str | None = None) -> D:
+        decision = decide()
+        record = result.record
+        if why is None:
+            reason = f"LLM call failed ({record.error}); offline engine decided"
+        else:
+            reason = f"LLM reply unusable ({why}); offline engine decided"
+        return decision.model_copy(update={"call_ids": [record.id, *decision.call_ids],
+                                           "fallback": reason})

@@ -1,0 +1,41 @@
+"""P_sel (§3.2.3): does a new episode continue one of the similar earlier episodes?"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ..models import Episode
+from .render import chat, episode_of
+
+NAME = "select"
+
+# Candidates are shown abridged: K_e full narratives (merged ones grow with every merge) would
+# make this the costliest prompt, and title, time and the narrative's two ends decide continuity.
+CANDIDATE_CHARS = 600
+
+SYSTEM = """\
+You decide whether a new episode of a conversation is the continuation of an earlier one that
+was cut off, so the two can be stored as a single memory.
+
+Be conservative. Choose a candidate only when both hold:
+- it is the same ongoing event or exchange (the same activity, the same thread of talk), not
+  merely a related topic, the same people, or a recurring subject;
+- it is close in time: the new episode picks up where the candidate stopped, the same day.
+Otherwise answer -1. When in doubt, answer -1.
+
+Reply with JSON: {"reason": "one sentence", "idx": k}, where k is the candidate number
+(1 to the number of candidates) or -1 for none."""
+
+
+class SelectReply(BaseModel):
+    # the reason comes first so a model states its grounds before it commits to a number
+    reason: str = Field(description="one sentence on why")
+    idx: int = Field(description="candidate number, or -1 for none")
+
+
+def render(new: Episode, candidates: list[Episode]) -> list[dict]:
+    listed = "\n\n".join(f"Candidate [{k}]\n{episode_of(c, CANDIDATE_CHARS)}"
+                         for k, c in enumerate(candidates, start=1))
+    user = (f"New episode:\n{episode_of(new)}\n\n"
+            f"Earlier episodes (candidates 1 to {len(candidates)}):\n\n{listed}")
+    return chat(SYSTEM, user)
