@@ -1,1 +1,49 @@
+"""Shared fixtures: an isolated home folder, the bundled sample, LoCoMo data and a finished run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
 from tests.openai_server import openai_server  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "nemori_ui" / "data" / "sample_conversation.txt"
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    """No test reads or writes the real ~/.nemori_ui, nor sees a real API key."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("NEMORI_HOME", str(home))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def locomo_path() -> Path:
+    if not LOCOMO.exists():
+        pytest.skip(f"LoCoMo data not found at {LOCOMO}")
+    return LOCOMO
+
+
+@pytest.fixture(scope="session")
+def sample_run(tmp_path_factory):
+    """The bundled sample run once with the offline engine: (store, run_id)."""
+    from nemori_ui.core.clients import build_clients
+    from nemori_ui.core.config import PipelineConfig
+    from nemori_ui.core.pipeline.runner import run_windows, start_run
+    from nemori_ui.core.store import open_store
+    from nemori_ui.core.transcripts import load_transcript
+
+    store = open_store(tmp_path_factory.mktemp("sample-home"))
+    transcript = load_transcript(SAMPLE)
+    config = PipelineConfig()
+    clients = build_clients(config, store)
+    run_id = start_run(store, transcript.conversations[0], config, clients, source=str(SAMPLE),
+                       fmt=transcript.format)
+    run_windows(store, run_id, clients)
+    return store, run_id

@@ -95,15 +95,22 @@ def _consolidate_one(decider: Decider, state: MemoryState, episode: Episode, ins
         call_ids = directive.call_ids
         payload.update(reason=directive.reason, fallback=directive.fallback)
         valid = sorted({t for t in directive.targets if 1 <= t <= len(candidates)})
+        repairs = []
         if len(valid) != len(set(directive.targets)):
-            payload["repair"] = f"targets {directive.targets} not all candidates: kept {valid}"
+            repairs.append(f"targets {directive.targets} not all candidates: kept {valid}")
         action = directive.action
         if action != "new" and not valid:
-            payload["repair"] = f"{action} without a valid target: stored as new"
+            repairs.append(f"{action} without a valid target: stored as new")
             action = "new"
         targets = [candidates[t - 1][0] for t in valid] if action != "new" else []
         if action == "merge":
-            text = (directive.merged_text or "").strip() or insight.text
+            text = (directive.merged_text or "").strip()
+            if not text:
+                # a merge that names no text must not lose what the targets held
+                text = " ".join(dict.fromkeys([t.text for t in targets] + [insight.text]))
+                repairs.append("merge without merged text: joined the targets and the insight")
+        if repairs:
+            payload["repair"] = "; ".join(repairs)
             if len(targets) == 1 and text == targets[0].text:
                 # superseding a memory with an identical copy would only add a version
                 payload.update(action="merge", targets=[targets[0].id], result_id=targets[0].id,
