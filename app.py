@@ -1,0 +1,10 @@
+"""Nemori Inspector: the router. Each page lives in pages/ and renders its own sidebar."""
+
+import streamlit as st
+
+from nemori_ui.ui.layout import navigation_pages
+from nemori_ui.ui.state import init_state
+
+st.set_page_config(page_title="Nemori Inspector", page_icon="🧠", layout="wide")
+init_state()
+st.navigation(navigation_pages()).run()

@@ -1,0 +1,1 @@
+"""The Streamlit UI: the only part of the product that imports streamlit."""

@@ -1,0 +1,67 @@
+"""The page list, the sidebar every page shows, and the standard page opening."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..core.offline import OFFLINE_LABEL
+from ..core.views.run_data import RunData
+from .safe import md_escape
+from .state import current_run, init_state, list_runs, run_data
+
+PAGES = [
+    ("pages/overview.py", "Overview", "🏠"),
+    ("pages/run.py", "Run", "▶️"),
+    ("pages/partitions.py", "Partitions", "🧩"),
+    ("pages/episodes.py", "Episodes", "📖"),
+    ("pages/prediction_error.py", "Prediction error", "🎯"),
+    ("pages/knowledge.py", "Knowledge", "🧠"),
+    ("pages/memory_map.py", "Memory map", "🗺️"),
+    ("pages/ask.py", "Ask", "💬"),
+    ("pages/calls.py", "Calls and cost", "🧾"),
+]
+
+
+def navigation_pages() -> list:
+    return [st.Page(path, title=title, icon=icon, default=(i == 0))
+            for i, (path, title, icon) in enumerate(PAGES)]
+
+
+def sidebar() -> None:
+    with st.sidebar:
+        st.markdown("### Nemori Inspector")
+        listed = list_runs()
+        info = current_run()
+        if not listed:
+            st.caption("No run yet. Start one on the Run page.")
+            return
+        ids = [r.id for r in listed]
+        names = {r.id: f"{r.name} ({r.status})" for r in listed}
+        st.selectbox("Run", ids, index=ids.index(info.id), format_func=names.get, key="run_id")
+        info = current_run()
+        engine = "offline engine, no LLM" if info.decider == OFFLINE_LABEL else info.decider
+        st.caption(f"Decided by: **{md_escape(engine)}**  \n"
+                   f"τ = {info.config.tau:g} · w = {info.config.window} · "
+                   f"{info.config.variant} · {info.config.management}")
+
+
+def page_setup(title: str, *, needs_run: bool = True) -> RunData | None:
+    """Every page starts here, so any page also works when opened on its own."""
+    init_state()
+    sidebar()
+    st.title(title)
+    info = current_run()
+    if info is None:
+        if needs_run:
+            st.info("No run to show yet: run the bundled sample or a transcript of yours first.")
+            st.page_link("pages/run.py", label="Go to the Run page", icon="▶️")
+        return None
+    data = run_data(info)
+    if data.info.decider == OFFLINE_LABEL:
+        st.caption("Results from the **offline engine, no LLM**: decisions made from embeddings "
+                   "and rules.")
+    if data.info.status != "done":
+        st.warning(f"This run is {data.info.status} ({data.info.windows_done} of "
+                   f"{data.info.windows_total} windows done)"
+                   + (f": {md_escape(data.info.error)}" if data.info.error else "."))
+    return data

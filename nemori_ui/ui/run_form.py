@@ -1,0 +1,177 @@
+"""The Run page's parts: choosing a transcript, the settings, running, and the saved runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from ..core.clients import build_clients
+from ..core.config import PipelineConfig
+from ..core.errors import InputError, StoreError
+from ..core.export import run_document
+from ..core.pipeline.runner import STAGES, run_windows, start_run
+from ..core.store import runs
+from ..core.transcripts import parse_transcript, summarize
+from .safe import md_escape
+from .state import clear_data_cache, get_store, list_runs
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample_conversation.txt"
+UPLOAD_TYPES = ["json", "jsonl", "ndjson", "csv", "tsv", "txt", "md"]
+
+
+def _secrets() -> dict:
+    try:
+        return {k: st.secrets[k] for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL") if k in st.secrets}
+    except Exception:  # no secrets.toml: Streamlit raises rather than returning empty
+        return {}
+
+
+def choose_transcript():
+    """(transcript, source name) from the sample or an upload; None while nothing usable."""
+    source = st.radio("Transcript", ["Bundled sample", "Upload a file"], horizontal=True,
+                      key="source_kind")
+    if source == "Bundled sample":
+        return parse_transcript(SAMPLE.read_bytes(), source=SAMPLE.name), SAMPLE.name
+    upload = st.file_uploader("Transcript file", type=UPLOAD_TYPES, key="upload",
+                              help="Format detected from the content.")
+    if upload is None:
+        return None
+    try:
+        return parse_transcript(upload.getvalue(), source=upload.name), upload.name
+    except InputError as exc:
+        st.error(f"Cannot read this file. {md_escape(str(exc))}")
+        return None
+
+
+def preview(transcript) -> str:
+    summary = summarize(transcript)
+    st.caption(f"Format: **{md_escape(summary['format'])}** · "
+               f"{len(summary['conversations'])} conversation(s)")
+    st.dataframe(pd.DataFrame([{**c, "speakers": ", ".join(c["speakers"])}
+                               for c in summary["conversations"]]), hide_index=True)
+    ids = [c.id for c in transcript.conversations]
+    return st.selectbox("Conversation", ids, key="conversation") if len(ids) > 1 else ids[0]
+
+
+def settings() -> PipelineConfig:
+    saved = PipelineConfig.model_validate(st.session_state.config)
+    st.subheader("Settings")
+    backend = st.radio("Backend", ["offline", "openai"], horizontal=True,
+                       index=["offline", "openai"].index(saved.backend),
+                       format_func={"offline": "Offline engine (no LLM, no key)",
+                                    "openai": "OpenAI or compatible server"}.get)
+    model, base_url, embedder = saved.model, saved.base_url, saved.embedder
+    if backend == "openai":
+        c1, c2 = st.columns(2)
+        model = c1.text_input("Model", saved.model)
+        base_url = c2.text_input("Base URL (empty: OpenAI)", saved.base_url or "") or None
+        if "OPENAI_API_KEY" in _secrets():
+            st.caption("Using the API key from Streamlit secrets.")
+        else:
+            st.text_input("API key (kept for this session only, never stored)", type="password",
+                          key="api_key")
+        embedder = st.selectbox("Embedder", ["minilm", "openai"],
+                                index=["minilm", "openai"].index(saved.embedder),
+                                format_func={"minilm": "MiniLM (offline)",
+                                             "openai": "OpenAI text-embedding-3-small"}.get)
+    c = st.columns(4)
+    window = c[0].number_input("Window w", 2, 200, saved.window)
+    tau = c[1].slider("Threshold τ", 0.0, 1.0, saved.tau, 0.01)
+    k_e = c[2].number_input("K_e (integration)", 1, 50, saved.k_e)
+    k_s = c[3].number_input("K_s (evoked)", 1, 100, saved.k_s)
+    c = st.columns(4)
+    k_m = c[0].number_input("K_m (consolidation)", 1, 50, saved.k_m)
+    k = c[1].number_input("k (retrieved; m = 2k)", 1, 100, saved.k)
+    variant = c[2].selectbox("Variant", ["nemori", "nemori-s"],
+                             index=["nemori", "nemori-s"].index(saved.variant))
+    management = c[3].selectbox("Management", ["native", "naive", "summary"],
+                                index=["native", "naive", "summary"].index(saved.management))
+    config = PipelineConfig(backend=backend, model=model, base_url=base_url, embedder=embedder,
+                            window=window, tau=tau, k_e=k_e, k_s=k_s, k_m=k_m, k=k,
+                            variant=variant, management=management)
+    st.session_state.config = config.model_dump()
+    return config
+
+
+def execute(transcript, conv_id: str, source: str, config: PipelineConfig) -> None:
+    store = get_store()
+    conv = transcript.conversation(conv_id)
+    try:
+        clients = build_clients(config, store, api_key=st.session_state.api_key or None,
+                                secrets=_secrets())
+    except (InputError, ValueError) as exc:
+        st.error(md_escape(str(exc)))
+        return
+    run_id = start_run(store, conv, config, clients, source=source, fmt=transcript.format)
+    st.session_state.run_id = run_id
+    bar = st.progress(0.0, text="starting")
+    status = st.empty()
+
+    def show(p) -> None:
+        within = (STAGES.index(p.stage) + 1) / len(STAGES) if p.stage in STAGES else 1.0
+        done = min(1.0, (p.window + within) / max(1, p.windows_total))
+        bar.progress(done, text=f"window {min(p.window + 1, p.windows_total)} of "
+                                f"{p.windows_total}: {p.stage}")
+        llm = p.llm or {}
+        status.caption(f"LLM calls {llm.get('calls', 0)} · cached {llm.get('cached', 0)} · "
+                       f"failed {llm.get('failed', 0)} · tokens in "
+                       f"{llm.get('input_tokens', 0):,} / out {llm.get('output_tokens', 0):,}")
+
+    try:
+        run_windows(store, run_id, clients, progress=show)
+    except Exception as exc:  # the run is marked failed in the store; say so, keep the page
+        st.error(f"The run stopped: {md_escape(f'{type(exc).__name__}: {exc}')}. Finished "
+                 "windows are kept; running again resumes from there.")
+    else:
+        bar.progress(1.0, text="done")
+        st.success(f"Run {run_id} finished. Open the other pages to inspect it.")
+    clear_data_cache()
+
+
+def run_form() -> None:
+    chosen = choose_transcript()
+    if chosen is None:
+        return
+    transcript, source = chosen
+    conv_id = preview(transcript)
+    config = settings()
+    if st.button("Run", type="primary", key="run_button"):
+        execute(transcript, conv_id, source, config)
+
+
+def saved_runs() -> None:
+    st.subheader("Saved runs")
+    listed = list_runs()
+    if not listed:
+        st.caption("No saved runs yet.")
+        return
+    st.dataframe(pd.DataFrame([{"run": r.id, "name": r.name, "status": r.status,
+                                "windows": f"{r.windows_done}/{r.windows_total}",
+                                "decided by": r.decider, "created": r.created_at}
+                               for r in listed]), hide_index=True)
+    ids = [r.id for r in listed]
+    names = {r.id: r.name for r in listed}
+    chosen = st.selectbox("Saved run", ids, format_func=lambda i: f"{names[i]} · {i}",
+                          key="manage_run")
+    c1, c2, c3, c4 = st.columns(4)
+    if c1.button("Open", key="open_run"):
+        st.session_state.run_id = chosen
+        st.rerun()
+    new_name = c2.text_input("New name", names[chosen], key="rename_text",
+                             label_visibility="collapsed")
+    if c2.button("Rename", key="rename_run"):
+        try:
+            runs.rename_run(get_store(), chosen, new_name)
+            st.rerun()
+        except (ValueError, StoreError) as exc:
+            st.error(md_escape(str(exc)))
+    c3.download_button("Export JSON", key="export_run", file_name=f"nemori-run-{chosen}.json",
+                       mime="application/json",
+                       data=lambda: json.dumps(run_document(get_store(), chosen), indent=2))
+    if c4.button("Delete", key="delete_run"):
+        runs.delete_run(get_store(), chosen)
+        clear_data_cache()
+        st.rerun()

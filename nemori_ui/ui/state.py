@@ -1,0 +1,74 @@
+"""Session state, the shared store, and cached run data.
+
+Nothing here is module-level mutable state: per-user values live in st.session_state, shared
+resources in st.cache_resource, data keyed by its arguments in st.cache_data.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from ..core.config import PipelineConfig
+from ..core.store import Store, default_home, open_store
+from ..core.store import runs
+from ..core.views.run_data import RunData, load_run_data
+
+DEFAULTS = {
+    "run_id": None,          # the run every page shows
+    "config": None,          # the Run page's settings, a PipelineConfig dump
+    "api_key": "",           # typed into a password field; never written anywhere
+}
+
+
+def init_state() -> None:
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+    if st.session_state.config is None:
+        st.session_state.config = PipelineConfig().model_dump()
+
+
+def home() -> Path:
+    return Path(os.environ.get("NEMORI_HOME") or default_home())
+
+
+@st.cache_resource(show_spinner=False)
+def _store_for(path: str) -> Store:
+    return open_store(path)
+
+
+def get_store() -> Store:
+    return _store_for(str(home()))
+
+
+def list_runs() -> list[runs.RunInfo]:
+    return runs.list_runs(get_store())
+
+
+def current_run() -> runs.RunInfo | None:
+    """The selected run, or the newest one if none was chosen (or it was deleted)."""
+    listed = list_runs()
+    chosen = st.session_state.get("run_id")
+    for info in listed:
+        if info.id == chosen:
+            return info
+    if listed:
+        st.session_state.run_id = listed[0].id
+        return listed[0]
+    return None
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _run_data(home_path: str, run_id: str, stamp: str) -> RunData:
+    # `stamp` (the run's updated_at) is only part of the cache key: a run that changed reloads
+    return load_run_data(_store_for(home_path), run_id)
+
+
+def run_data(info: runs.RunInfo) -> RunData:
+    return _run_data(str(home()), info.id, f"{info.updated_at}|{info.windows_done}|{info.status}")
+
+
+def clear_data_cache() -> None:
+    _run_data.clear()

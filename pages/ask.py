@@ -1,0 +1,5 @@
+"""Placeholder until the page is written."""
+
+from nemori_ui.ui.layout import page_setup
+
+page_setup("ask")

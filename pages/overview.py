@@ -1,0 +1,39 @@
+"""Home: what the inspector does, how to start, and the current run at a glance."""
+
+import streamlit as st
+
+from nemori_ui.core.summary import run_summary
+from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.state import get_store
+
+data = page_setup("Nemori Inspector", needs_run=False)
+
+st.markdown(
+    "Nemori keeps what it **could not predict**. It cuts a conversation into episodes, writes "
+    "each as a narrative, predicts what a new episode should hold from what it already knows, "
+    "and stores only what that prediction missed, as new, merged or conflicting knowledge. "
+    "This inspector runs that pipeline on a transcript and shows every decision it made.")
+
+st.subheader("Start")
+c1, c2, c3 = st.columns(3)
+c1.markdown("**1. Run** the bundled sample or upload a transcript (LoCoMo, LongMemEval, "
+            "chat JSON, JSONL, CSV or `Speaker: text` lines).")
+c2.markdown("**2. Follow the stages**: partitions, episodes, prediction error, knowledge.")
+c3.markdown("**3. Explore** the memory map, ask questions, and check calls and cost.")
+st.page_link("pages/run.py", label="Run the pipeline", icon="▶️")
+
+if data is not None:
+    st.subheader("Current run")
+    summary = run_summary(get_store(), data.run_id)
+    st.text(summary["name"])
+    cols = st.columns(6)
+    cols[0].metric("Messages", summary["messages"])
+    cols[1].metric("Episodes", summary["episodes"], help="active episodes after integration")
+    cols[2].metric("Integrated", summary["integrated"])
+    cols[3].metric("Insights", summary["insights"])
+    cols[4].metric("Memories", summary["semantic_memories"], help="active semantic memories")
+    cols[5].metric("LLM calls", summary["llm"]["calls"])
+    d = summary["decisions"]
+    st.caption(f"Consolidation: {d['new']} new · {d['merge']} merged · {d['conflict']} conflicts")
+    st.page_link("pages/prediction_error.py", label="See where the memory was surprised",
+                 icon="🎯")
