@@ -89,9 +89,17 @@ class OfflineDecider:
         return SummaryDecision(summary="\n".join(lines + fresh))
 
     def answer(self, question: str, context: str) -> AnswerDecision:
-        lines = [s for block in context.splitlines() for s in sentences(block) if len(s) > 3]
+        lines, current = [], []
+        in_knowledge = False
+        for block in context.splitlines():
+            if block.endswith(":") and not block.startswith(("-", " ", "[")):
+                in_knowledge = block.startswith("Semantic memories")
+            for s in sentences(block.lstrip("- ")):
+                if len(s) > 3 and not s.endswith(":"):
+                    lines.append(s)
+                    current.append(in_knowledge)
         if not lines:
             return AnswerDecision(answer=knowledge.best_sentence(question, None, [], None))
         vecs = self._embed(lines)
         q = self._embed([question])[0]
-        return AnswerDecision(answer=knowledge.best_sentence(question, q, lines, vecs))
+        return AnswerDecision(answer=knowledge.best_sentence(question, q, lines, vecs, current))

@@ -69,10 +69,15 @@ def merged_text(insight: str, targets: list[str]) -> str:
 
 
 def best_sentence(question: str, question_vec: np.ndarray, lines: list[str],
-                  vecs: np.ndarray) -> str:
-    """The retrieved sentence that best answers: similar in meaning and sharing its words."""
+                  vecs: np.ndarray, current: list[bool] | None = None) -> str:
+    """The retrieved sentence that best answers: similar in meaning and sharing its words.
+
+    Lines from semantic memory get a small edge: consolidation has already replaced what
+    conflicting later statements made outdated, which raw messages and narratives still hold.
+    """
     if not lines:
         return "I don't know: nothing relevant is in memory."
     asked = set(content_words(question))
     overlap = np.array([len(asked & set(content_words(line))) for line in lines], dtype=np.float32)
-    return lines[int(np.argmax(vecs @ question_vec + 0.1 * overlap))]
+    edge = np.array(current or [False] * len(lines), dtype=np.float32)
+    return lines[int(np.argmax(vecs @ question_vec + 0.1 * overlap + 0.05 * edge))]
