@@ -11,7 +11,7 @@ NAME = "select"
 
 # Candidates are shown abridged: K_e full narratives (merged ones grow with every merge) would
 # make this the costliest prompt, and title, time and the narrative's two ends decide continuity.
-CANDIDATE_CHARS = 600
+CANDIDATE_CHARS = 400
 
 SYSTEM = """\
 You decide whether a new episode of a conversation is the continuation of an earlier one that
