@@ -1,0 +1,36 @@
+"""`compare`: two runs side by side: partitions, knowledge, counts and cost."""
+
+from __future__ import annotations
+
+from ..core.summary import run_summary
+from ..core.tuning.compare import compare_runs
+from ..core.views.run_data import load_run_data
+from .common import add_home, print_json, store_from
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("compare", help="compare two runs")
+    p.add_argument("run_a")
+    p.add_argument("run_b")
+    p.add_argument("--json", action="store_true")
+    add_home(p)
+
+
+def run(args) -> int:
+    store = store_from(args)
+    a, b = load_run_data(store, args.run_a), load_run_data(store, args.run_b)
+    result = compare_runs(a, b, run_summary(store, a.run_id), run_summary(store, b.run_id))
+    if args.json:
+        print_json(result)
+        return 0
+    p, k = result["partition"], result["knowledge"]
+    print(f"{a.run_id} vs {b.run_id}" + (" (identical)" if result["identical"] else ""))
+    for name, (va, vb) in result["config_changes"].items():
+        print(f"  setting {name}: {va} → {vb}")
+    print(f"  partitions: boundary precision {p['precision']:.2f}, recall {p['recall']:.2f}, "
+          f"WindowDiff {p['window_diff']:.3f}")
+    print(f"  knowledge: {len(k['same'])} same, {len(k['reworded'])} reworded, "
+          f"{len(k['contradicted'])} contradicted, {len(k['only_a'])} only in A, "
+          f"{len(k['only_b'])} only in B")
+    print("  deltas (B - A): " + ", ".join(f"{n} {v:+d}" for n, v in result["deltas"].items()))
+    return 0

@@ -1,0 +1,55 @@
+"""`sweep`: one run per grid point over τ, window length, variant and the other knobs."""
+
+from __future__ import annotations
+
+import sys
+
+from ..core.clients import build_clients
+from ..core.config import PipelineConfig
+from ..core.transcripts import load_transcript
+from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
+from .common import add_home, print_json, store_from
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("sweep", help="run a grid of settings on one conversation")
+    p.add_argument("file")
+    p.add_argument("--format")
+    p.add_argument("--conversation")
+    p.add_argument("--backend", choices=["offline", "openai"], default="offline")
+    p.add_argument("--model", default="gpt-4o-mini")
+    p.add_argument("--base-url")
+    p.add_argument("--embedder", choices=["minilm", "openai"], default="minilm")
+    for name in SWEEPABLE:
+        p.add_argument(f"--{name.replace('_', '-')}", help="comma-separated values")
+    p.add_argument("--json", action="store_true", help="one JSON object per grid point")
+    add_home(p)
+
+
+def run(args) -> int:
+    try:
+        grid = parse_grid({name: getattr(args, name) for name in SWEEPABLE})
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    transcript = load_transcript(args.file, format=args.format)
+    conv = transcript.conversation(args.conversation)
+    base = PipelineConfig(backend=args.backend, model=args.model, base_url=args.base_url,
+                          embedder=args.embedder)
+    store = store_from(args)
+
+    def show(point: dict) -> None:
+        if args.json:
+            print_json(point)
+            return
+        params = " ".join(f"{k}={point['params'][k]}" for k in grid) or "defaults"
+        llm = point["llm"]
+        print(f"{params}: {point['episodes']} episodes, {point['insights']} insights, "
+              f"{point['active_memories']} memories ({point['merges']} merges, "
+              f"{point['conflicts']} conflicts), {point['stored']['memory_tokens']} tokens stored; "
+              f"LLM calls {llm['calls_made']} made, {llm['calls_reused']} reused  [{point['run_id']}]",
+              flush=True)
+
+    sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
+          fmt=transcript.format, on_point=show)
+    return 0

@@ -1,0 +1,94 @@
+"""Comparing two runs: where they cut the transcript, what they know, what they cost."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..offline.text import disagreement
+from ..views.run_data import RunData
+
+SAME, REWORDED = 0.95, 0.80
+
+
+def segment_labels(data: RunData) -> list[int]:
+    """For each message in order, the number of the raw episode it was partitioned into."""
+    label, out = {}, []
+    for n, group in enumerate(g for e in data.stage("partition") for g in e.payload["groups"]):
+        for mid in group:
+            label[mid] = n
+    return [label.get(m.id, -1) for m in data.messages]
+
+
+def boundaries(labels: list[int]) -> set[int]:
+    return {i for i in range(1, len(labels)) if labels[i] != labels[i - 1]}
+
+
+def window_diff(ref: list[int], hyp: list[int], k: int | None = None) -> float:
+    """WindowDiff (Pevzner & Hearst): share of windows of width k whose boundary counts differ."""
+    n = min(len(ref), len(hyp))
+    if n < 2:
+        return 0.0
+    rb, hb = boundaries(ref[:n]), boundaries(hyp[:n])
+    if k is None:
+        k = max(1, round(n / (2 * (len(rb) + 1))))
+    k = min(k, n - 1)
+    diffs = sum(len([b for b in rb if i < b <= i + k]) != len([b for b in hb if i < b <= i + k])
+                for i in range(n - k))
+    return diffs / (n - k)
+
+
+def partition_agreement(a: RunData, b: RunData) -> dict:
+    la, lb = segment_labels(a), segment_labels(b)
+    ba, bb = boundaries(la), boundaries(lb)
+    both = len(ba & bb)
+    return {"boundaries_a": len(ba), "boundaries_b": len(bb), "shared": both,
+            "precision": both / len(bb) if bb else 1.0, "recall": both / len(ba) if ba else 1.0,
+            "window_diff": round(window_diff(la, lb), 4),
+            "same_messages": [m.id for m in a.messages] == [m.id for m in b.messages]}
+
+
+def knowledge_diff(a: RunData, b: RunData) -> dict:
+    """Active memories matched by embedding similarity, greedily from the closest pair."""
+    ma = [m for m in a.memories if m.status == "active" and m.embedding]
+    mb = [m for m in b.memories if m.status == "active" and m.embedding]
+    out = {"same": [], "reworded": [], "contradicted": [], "only_a": [], "only_b": []}
+    if ma and mb and len(ma[0].embedding) == len(mb[0].embedding):
+        sims = np.asarray([m.embedding for m in ma]) @ np.asarray([m.embedding for m in mb]).T
+    else:
+        sims = np.zeros((len(ma), len(mb)))
+    used_a, used_b = set(), set()
+    for flat in np.argsort(-sims, axis=None):
+        i, j = divmod(int(flat), sims.shape[1])
+        score = float(sims[i, j])
+        if score < REWORDED:
+            break
+        if i in used_a or j in used_b:
+            continue
+        used_a.add(i)
+        used_b.add(j)
+        pair = {"a": ma[i].id, "b": mb[j].id, "text_a": ma[i].text, "text_b": mb[j].text,
+                "score": round(score, 4)}
+        why = disagreement(ma[i].text, mb[j].text)
+        if why:
+            out["contradicted"].append({**pair, "why": why})
+        else:
+            out["same" if score >= SAME else "reworded"].append(pair)
+    out["only_a"] = [{"id": m.id, "text": m.text} for i, m in enumerate(ma) if i not in used_a]
+    out["only_b"] = [{"id": m.id, "text": m.text} for j, m in enumerate(mb) if j not in used_b]
+    return out
+
+
+def compare_runs(a: RunData, b: RunData, summary_a: dict, summary_b: dict) -> dict:
+    counts = ("episodes", "integrated", "insights", "semantic_memories")
+    deltas = {k: summary_b[k] - summary_a[k] for k in counts}
+    deltas.update({f"llm_{k}": summary_b["llm"][k] - summary_a["llm"][k]
+                   for k in ("calls", "input_tokens", "output_tokens")})
+    knowledge = knowledge_diff(a, b)
+    config_a, config_b = a.info.config.model_dump(), b.info.config.model_dump()
+    return {"a": a.run_id, "b": b.run_id,
+            "config_changes": {k: [config_a[k], config_b[k]] for k in config_a
+                               if config_a[k] != config_b[k]},
+            "partition": partition_agreement(a, b), "knowledge": knowledge,
+            "deltas": deltas,
+            "identical": not any(deltas.values()) and not any(
+                knowledge[k] for k in ("reworded", "contradicted", "only_a", "only_b"))}

@@ -1,0 +1,34 @@
+"""What-if τ on a finished run, from the similarities it stored: no call, no embedding.
+
+Each anticipation event lists every memory the episode looked at (top K_s) with its score, so
+the memories that would pass another τ are known exactly for that memory state. The first
+episode whose evoked set changes would get another prediction; every later episode may then
+see another memory state, so it is marked as downstream rather than claimed unchanged.
+"""
+
+from __future__ import annotations
+
+from ..views.run_data import RunData
+
+
+def what_if_tau(data: RunData, tau: float) -> list[dict]:
+    rows, changed_seen = [], False
+    for event in data.stage("anticipate"):
+        evoked = event.payload.get("evoked", [])
+        now = [e["id"] for e in evoked if e.get("passed")]
+        native = event.payload.get("management", "native") == "native"
+        then = [e["id"] for e in evoked if (e["score"] > tau if native else e.get("passed"))]
+        changed = set(now) != set(then)
+        rows.append({
+            "episode_id": event.payload["episode_id"], "window": event.window,
+            "cue": event.payload.get("cue", ""), "evoked_now": now, "evoked_then": then,
+            "gained": [i for i in then if i not in now], "lost": [i for i in now if i not in then],
+            "changes": "prediction" if changed else ("downstream" if changed_seen else "same"),
+        })
+        changed_seen = changed_seen or changed
+    return rows
+
+
+def first_changed_window(rows: list[dict]) -> int | None:
+    """The window a re-run at the new τ would first differ in (earlier windows come from cache)."""
+    return next((r["window"] for r in rows if r["changes"] == "prediction"), None)
