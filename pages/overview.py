@@ -5,6 +5,7 @@ import streamlit as st
 from nemori_ui.core.summary import run_summary
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store
+from nemori_ui.ui.tuning_widgets import run_demo_pair
 
 data = page_setup("Nemori Inspector", needs_run=False)
 
@@ -21,6 +22,10 @@ c1.markdown("**1. Run** the bundled sample or upload a transcript (LoCoMo, LongM
 c2.markdown("**2. Follow the stages**: partitions, episodes, prediction error, knowledge.")
 c3.markdown("**3. Explore** the memory map, ask questions, and check calls and cost.")
 st.page_link("pages/run.py", label="Run the pipeline", icon="▶️")
+if st.button("Demo prediction error on the sample", key="overview_demo",
+             help="Runs Nemori and Nemori-s on the bundled sample and shows them side by side"):
+    run_demo_pair()
+    st.switch_page("pages/demo.py")
 
 if data is not None:
     st.subheader("Current run")

@@ -19,6 +19,10 @@ PAGES = [
     ("pages/memory_map.py", "Memory map", "🗺️"),
     ("pages/ask.py", "Ask", "💬"),
     ("pages/calls.py", "Calls and cost", "🧾"),
+    ("pages/demo.py", "Prediction demo", "🎬"),
+    ("pages/tuning.py", "Tuning", "🎛️"),
+    ("pages/compare.py", "Compare runs", "⚖️"),
+    ("pages/timeline.py", "Memory over time", "⏱️"),
 ]
 
 
@@ -37,12 +41,17 @@ def sidebar() -> None:
             return
         ids = [r.id for r in listed]
         names = {r.id: f"{r.name} ({r.status})" for r in listed}
-        st.selectbox("Run", ids, index=ids.index(info.id), format_func=names.get, key="run_id")
-        info = current_run()
+        # the picker has its own key: run_id stays plain state that any page may set
+        st.selectbox("Run", ids, index=ids.index(info.id), format_func=names.get,
+                     key=f"run_picker_{info.id}", on_change=_pick_run, args=(info.id,))
         engine = "offline engine, no LLM" if info.decider == OFFLINE_LABEL else info.decider
         st.caption(f"Decided by: **{md_escape(engine)}**  \n"
                    f"τ = {info.config.tau:g} · w = {info.config.window} · "
                    f"{info.config.variant} · {info.config.management}")
+
+
+def _pick_run(shown: str) -> None:
+    st.session_state.run_id = st.session_state[f"run_picker_{shown}"]
 
 
 def page_setup(title: str, *, needs_run: bool = True) -> RunData | None:

@@ -16,7 +16,7 @@ from ..models import Conversation
 from ..pipeline.runner import Clients, run_windows, start_run
 from ..retrieval import count_tokens
 from ..store import Store
-from ..store import records
+from ..store import records, runs
 from ..summary import run_summary
 
 SWEEPABLE = {"tau": float, "window": int, "variant": str, "management": str, "k_e": int,
@@ -58,12 +58,10 @@ def stored_size(store: Store, run_id: str) -> dict:
             "episode_tokens": count_tokens(ep_text)}
 
 
-def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
-              source: str, fmt: str) -> dict:
-    started = time.perf_counter()
-    run_id = start_run(store, conv, config, clients, source=source, fmt=fmt, resume=False)
-    run_windows(store, run_id, clients)
+def point_figures(store: Store, run_id: str) -> dict:
+    """The figures a sweep reports for one finished run."""
     summary = run_summary(store, run_id)
+    config = runs.get_run(store, run_id).config
     calls = records.load_calls(store, run_id)
     return {"run_id": run_id,
             "params": {k: getattr(config, k) for k in SWEEPABLE},
@@ -75,8 +73,26 @@ def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients:
                     "calls_reused": sum(c.cached for c in calls),
                     "failed": summary["llm"]["failed"],
                     "input_tokens": summary["llm"]["input_tokens"],
-                    "output_tokens": summary["llm"]["output_tokens"]},
-            "seconds": round(time.perf_counter() - started, 3)}
+                    "output_tokens": summary["llm"]["output_tokens"]}}
+
+
+def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
+              source: str, fmt: str) -> dict:
+    started = time.perf_counter()
+    run_id = start_run(store, conv, config, clients, source=source, fmt=fmt, resume=False)
+    run_windows(store, run_id, clients)
+    return {**point_figures(store, run_id), "seconds": round(time.perf_counter() - started, 3)}
+
+
+def flat(point: dict) -> dict:
+    """One table row per point: parameters and figures side by side."""
+    return {**point["params"], "run_id": point["run_id"],
+            **{k: point[k] for k in ("episodes", "integrated", "insights", "active_memories",
+                                     "merges", "conflicts")},
+            "stored_tokens": point["stored"]["memory_tokens"],
+            "stored_chars": point["stored"]["memory_chars"],
+            "calls_made": point["llm"]["calls_made"], "calls_reused": point["llm"]["calls_reused"],
+            "input_tokens": point["llm"]["input_tokens"]}
 
 
 def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],

@@ -1,0 +1,90 @@
+"""Tuning: every run of this conversation as a sweep, a new sweep, and what-if τ."""
+
+import pandas as pd
+import streamlit as st
+
+from nemori_ui.core.clients import build_clients
+from nemori_ui.core.models import Conversation
+from nemori_ui.core.tuning.sweep import flat, parse_grid, points, run_point
+from nemori_ui.core.tuning.whatif import first_changed_window, what_if_tau
+from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.safe import md_escape
+from nemori_ui.ui.state import clear_data_cache, get_store
+from nemori_ui.ui.tuning_widgets import FIGURES, line_plots, parallel, sibling_points
+
+data = page_setup("Tuning")
+if data is None:
+    st.stop()
+
+# the stored messages are the conversation: the original file need not be at hand
+conv = Conversation(id=data.info.conversation_id, messages=data.messages)
+sweeps, whatif = st.tabs(["Sweep", "What-if τ"])
+
+with sweeps:
+    st.caption("Every finished run of this conversation is a grid point. Add points with a "
+               "sweep: calls whose prompts do not change are answered from the cache.")
+    with st.form("sweep_form"):
+        c1, c2, c3 = st.columns(3)
+        taus = c1.text_input("τ values", "0.6,0.7,0.8")
+        windows = c2.text_input("Window lengths", str(data.info.config.window))
+        variants = c3.text_input("Variants", data.info.config.variant)
+        go_sweep = st.form_submit_button("Run sweep")
+    if go_sweep:
+        try:
+            grid = parse_grid({"tau": taus, "window": windows, "variant": variants})
+        except ValueError as exc:
+            st.error(md_escape(str(exc)))
+            grid = None
+        if grid is not None:
+            store, todo = get_store(), points(data.info.config, grid)
+            bar = st.progress(0.0, text="sweeping")
+            for n, config in enumerate(todo, start=1):
+                run_point(store, conv, config, build_clients(config, store), source=data.info.source,
+                          fmt=data.info.format)
+                bar.progress(n / len(todo), text=f"{n} of {len(todo)} points")
+            clear_data_cache()
+    table = sibling_points(data.info)
+    if table.empty:
+        st.info("No finished run of this conversation yet.")
+    else:
+        st.subheader("Filter (brushing)")
+        ranges, keep = {}, pd.Series(True, index=table.index)
+        cols = st.columns(3)
+        for i, col in enumerate(["tau", "window", "insights"]):
+            lo, hi = float(table[col].min()), float(table[col].max())
+            if hi > lo:
+                chosen = cols[i].slider(col, lo, hi, (lo, hi), key=f"brush_{col}")
+                ranges[col] = chosen
+                keep &= table[col].between(*chosen)
+        st.plotly_chart(parallel(table, ranges), key="parcoords")
+        st.dataframe(table[keep], hide_index=True)
+        c1, c2 = st.columns(2)
+        param = c1.selectbox("Parameter", [p for p in ("tau", "window", "variant") if p in table])
+        figure = c2.selectbox("Figure", FIGURES, index=FIGURES.index("insights"))
+        st.plotly_chart(line_plots(table[keep], param, figure), key="lines")
+
+with whatif:
+    st.caption("Which memories each episode would evoke at another τ, from the similarities "
+               "stored with this run: no call, no embedding. After the first episode whose "
+               "prediction changes, later episodes may see another memory state (downstream).")
+    if data.info.config.variant == "nemori-s":
+        st.info("Nemori-s makes no prediction, so τ changes nothing in this run.")
+    tau = st.slider("τ", 0.0, 1.0, float(data.info.config.tau), 0.01, key="whatif_tau")
+    rows = what_if_tau(data, tau)
+    changed = [r for r in rows if r["changes"] == "prediction"]
+    st.metric("Episodes whose prediction changes", len(changed))
+    st.dataframe(pd.DataFrame([{**r, "evoked_now": len(r["evoked_now"]),
+                                "evoked_then": len(r["evoked_then"]),
+                                "gained": ", ".join(r["gained"]), "lost": ", ".join(r["lost"])}
+                               for r in rows]), hide_index=True)
+    first = first_changed_window(rows)
+    if first is not None and st.button(f"Re-run at τ = {tau:.2f}", key="whatif_rerun"):
+        config = data.info.config.model_copy(update={"tau": tau})
+        store = get_store()
+        with st.spinner(f"re-running from window {first}: earlier calls come from the cache"):
+            point = run_point(store, conv, config, build_clients(config, store),
+                              source=data.info.source, fmt=data.info.format)
+        clear_data_cache()
+        st.success(f"Run {point['run_id']}: {point['llm']['calls_made']} calls made, "
+                   f"{point['llm']['calls_reused']} reused from the cache.")
+        st.dataframe(pd.DataFrame([flat(point)]), hide_index=True)

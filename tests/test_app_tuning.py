@@ -1,0 +1,65 @@
+"""The tuning pages in AppTest: the demo from the home page, sweeps, what-if τ, compare, timeline."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from nemori_ui.core.store import open_store, runs
+from tests.conftest import ROOT
+
+PAGES = ["pages/demo.py", "pages/tuning.py", "pages/compare.py", "pages/timeline.py"]
+
+
+def app() -> AppTest:
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_pages_render_without_a_run(page):
+    at = app()
+    at.switch_page(page).run()
+    assert not at.exception
+
+
+@pytest.fixture
+def demo_app(isolated_home):
+    at = app()
+    at.button(key="overview_demo").click().run()
+    assert not at.exception
+    return at, isolated_home
+
+
+def texts(at) -> str:
+    parts = [m.value for m in at.markdown] + [t.value for t in at.text]
+    parts += [s.value for s in at.subheader]
+    parts += [str(df.value.to_dict()) for df in at.dataframe]
+    return "\n".join(parts)
+
+
+def test_demo_is_one_click_from_home_and_shows_what_prediction_saved(demo_app):
+    at, home = demo_app
+    listed = runs.list_runs(open_store(home))
+    assert sorted(r.config.variant for r in listed) == ["nemori", "nemori-s"]
+    assert "Repeated facts Nemori skipped" in texts(at)
+    assert "weather forecasting" in texts(at)
+    nemori, direct = int(at.metric[0].value), int(at.metric[3].value)
+    assert nemori < direct
+
+
+def test_what_if_tau_and_timeline_and_compare(demo_app):
+    at, home = demo_app
+    nemori = next(r for r in runs.list_runs(open_store(home)) if r.config.variant == "nemori")
+    at.sidebar.selectbox[0].set_value(nemori.id).run()
+    at.switch_page("pages/tuning.py").run()
+    assert not at.exception
+    assert at.metric[0].value == "0"
+    at.slider(key="whatif_tau").set_value(0.55).run()
+    assert int(at.metric[0].value) > 0
+    assert at.button(key="whatif_rerun")
+    at.switch_page("pages/timeline.py").run()
+    at.slider(key="turn").set_value(20).run()
+    assert not at.exception and at.metric[0].value == "1"
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert "Knowledge diff" in [s.value for s in at.subheader]
