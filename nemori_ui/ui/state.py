@@ -60,9 +60,11 @@ def current_run() -> runs.RunInfo | None:
     return None
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8)
 def _run_data(home_path: str, run_id: str, stamp: str) -> RunData:
-    # `stamp` (the run's updated_at) is only part of the cache key: a run that changed reloads
+    # `stamp` (the run's updated_at) is only part of the cache key: a run that changed reloads.
+    # A resource, not data: pages only read it, and unpickling thousands of vectors on every
+    # rerun would make each page switch slow.
     return load_run_data(_store_for(home_path), run_id)
 
 
