@@ -1,5 +1,74 @@
-"""Placeholder until the page is written."""
+"""Partitions: where the transcript was cut into episodes, and why."""
 
+import streamlit as st
+
+from nemori_ui.core.views.episodes import episode_label, episode_messages
+from nemori_ui.core.views.partitions import (boundaries, cuts_table, message_frame,
+                                             session_spans, window_table)
+from nemori_ui.ui.episodic_charts import ribbon_figure
 from nemori_ui.ui.layout import page_setup
 
-page_setup("partitions")
+data = page_setup("Partitions")
+if data is None:
+    st.stop()
+
+frame = message_frame(data)
+if not (frame["raw_episode"] != "").any():
+    st.info("No window has been partitioned yet.")
+    st.stop()
+
+w = data.info.config.window
+st.markdown(
+    f"The transcript is buffered into windows of **w = {w}** messages; each full window is cut "
+    "into episodes, and an episode may later be merged into an earlier one it continues.")
+
+COLOR_BY = {"episode": "Episode after integration", "raw_episode": "Episode as partitioned"}
+color_by = st.radio("Colour messages by", list(COLOR_BY), format_func=COLOR_BY.get,
+                    horizontal=True, key=f"part_color_{data.run_id}")
+cuts = boundaries(frame)
+st.plotly_chart(ribbon_figure(frame, color_by, w, cuts, session_spans(frame)),
+                key=f"part_ribbon_{data.run_id}_{color_by}",
+                config={"displayModeBar": False})
+st.caption("One cell per message. Dotted lines: window edges (every w messages). Dashed lines "
+           "and ▼: cuts inside a window (hover ▼ for the reason). Bottom strip: sessions, "
+           "alternating shades. Hover a cell for its speaker and text.")
+
+windows = window_table(data)
+repaired = int(windows["repaired"].sum())
+c = st.columns(4)
+c[0].metric("Windows partitioned", f"{len(windows)} of {data.info.windows_total}")
+c[1].metric("Episodes as partitioned", frame.loc[frame.raw_episode != "", "raw_episode"].nunique())
+c[2].metric("Episodes after integration", frame.loc[frame.episode != "", "episode"].nunique())
+c[3].metric("Repaired partitions", repaired,
+            help="windows whose proposed partition omitted, repeated or misplaced a message")
+
+st.subheader("Windows")
+if repaired:
+    st.warning(f"{repaired} window(s) had a partition that was not a clean partition of the "
+               "window; the repairs are listed below and nothing was lost.")
+else:
+    st.caption("Every proposed partition was already valid: no repair was needed.")
+only = st.toggle("Only repaired windows", key=f"part_only_repaired_{data.run_id}",
+                 disabled=not repaired)
+st.dataframe(windows[windows["repaired"]] if only else windows, hide_index=True,
+             column_config={"repaired": st.column_config.CheckboxColumn("repaired"),
+                            "proposed (1-based)": st.column_config.TextColumn(
+                                help="groups of positions within the window, as proposed"),
+                            "kept (1-based)": st.column_config.TextColumn(
+                                help="the groups after repair; '|' separates episodes")})
+
+st.subheader("Cuts and their reasons")
+st.caption("One row per episode a window was cut into. The reason is the partitioner's: a "
+           "topic label from an LLM, or the signal the offline engine cut at.")
+st.dataframe(cuts_table(data), hide_index=True)
+
+st.subheader("Messages of an episode")
+options = [e.id for e in data.episodes]
+chosen = st.selectbox("Episode", options, format_func=lambda i: episode_label(data, i),
+                      key=f"part_episode_{data.run_id}")
+if chosen:
+    episode = data.episode_by_id[chosen]
+    if episode.status != "active":
+        st.caption(f"{chosen} was merged into {episode.superseded_by}.")
+    st.dataframe(episode_messages(data, chosen)[["time", "speaker", "text", "message"]],
+                 hide_index=True)

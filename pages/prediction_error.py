@@ -1,5 +1,114 @@
-"""Placeholder until the page is written."""
+"""Prediction error: what the memory expected an episode to hold, and what it learnt instead."""
 
+import streamlit as st
+
+from nemori_ui.core.views.episodes import episode_label
+from nemori_ui.core.views.prediction import (PREDICTED, SURPRISE_DEFINITION, comparison, evoked,
+                                             most_surprising, surprise_table)
+from nemori_ui.ui.episodic_charts import (clicked_episode, evoked_figure, insights_html,
+                                          legend_html, prediction_html, raw_html, show_html,
+                                          surprise_figure)
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.safe import md_escape
 
-page_setup("prediction_error")
+data = page_setup("Prediction error")
+if data is None:
+    st.stop()
+table = surprise_table(data)
+if table.empty:
+    st.info("No episode has been distilled yet.")
+    st.stop()
+
+run = data.run_id
+direct = (table["mode"] == "direct").all()
+if direct:
+    st.info("This run uses **Nemori-s**: each raw episode is distilled directly, with no "
+            "prediction, so there is no prediction error to show. Every statement worth keeping "
+            "is stored; below are the insights and the raw lines they came from.")
+else:
+    st.markdown(
+        "Before storing an episode, the memory **predicts** it from its cue and the knowledge "
+        "the cue evokes (memories with similarity above **τ**). Only what the prediction missed "
+        "or got wrong is kept as insight; what it already held is **not stored**.")
+
+# A click on the strip chooses the episode; remembered so a later selectbox choice wins.
+key, chart_key, last_key = f"pe_episode_{run}", f"pe_strip_{run}", f"pe_last_click_{run}"
+options = list(table["episode"])
+clicked = clicked_episode(st.session_state.get(chart_key))
+if clicked != st.session_state.get(last_key):
+    st.session_state[last_key] = clicked
+    if clicked in options:
+        st.session_state[key] = clicked
+if st.session_state.get(key) not in options:
+    st.session_state[key] = most_surprising(table)
+
+st.subheader("Where the memory was surprised")
+st.plotly_chart(surprise_figure(table, st.session_state[key]), key=chart_key,
+                on_select="rerun", selection_mode="points", config={"displayModeBar": False})
+st.caption(f"One bar per episode, in transcript order; click one to inspect it. "
+           f"{SURPRISE_DEFINITION}.")
+
+chosen = st.selectbox("Episode (default: the most surprising)", options, key=key,
+                      format_func=lambda i: episode_label(data, i))
+row = table[table["episode"] == chosen].iloc[0]
+comp = comparison(data, chosen)
+seen = evoked(data, chosen)
+
+c = st.columns(5)
+c[0].metric("Raw messages", int(row["messages"]))
+c[1].metric("Insights stored", int(row["insights"]))
+c[2].metric("Predicted, not stored", int(row["covered"]) if comp["statements_checked"] else "–",
+            help="raw statements the prediction already held; reported by the offline engine")
+c[3].metric("Surprise", f"{row['surprise']:.2f}", help=SURPRISE_DEFINITION)
+c[4].metric("Memories evoked", f"{seen['passed']} of {len(seen['frame'])}" if seen else "–",
+            help="memories above τ, of the top K_s the cue looked at")
+st.caption(md_escape(f"{chosen} · {row['span']} · window {row['window']}"))
+if comp["fallback"]:
+    st.warning(f"Distillation fell back: {md_escape(str(comp['fallback']))}")
+
+if seen is not None:
+    st.subheader("1. What the cue evoked")
+    st.text(comp["cue"])
+    management = seen["management"]
+    if seen["frame"].empty:
+        st.caption("Semantic memory was still empty: nothing to evoke, so the prediction is "
+                   "empty and everything informative is new.")
+    else:
+        st.plotly_chart(evoked_figure(seen["frame"], seen["tau"], management == "native"),
+                        key=f"pe_evoked_{run}_{chosen}", config={"displayModeBar": False})
+        notes = {"native": f"Green: similarity above τ = {seen['tau']:.2f}, used for the "
+                           "prediction; grey: looked at, below τ, ignored.",
+                 "naive": "Naive RAG management: the top K_s memories are used without τ.",
+                 "summary": "Flat-summary management: the whole running summary is evoked."}
+        st.caption(notes.get(management, ""))
+
+st.subheader("2. Predicted episode and real episode" if not direct else "Raw episode")
+show_html(legend_html())
+if comp["mode"] == "direct":
+    st.caption("Nemori-s: no prediction for this episode. Messages cited by an insight are "
+               "marked learnt.")
+    show_html(raw_html(comp["rows"]))
+else:
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Predicted** (one statement per line)")
+        show_html(prediction_html(comp["prediction_lines"]))
+    with right:
+        st.markdown("**Real** (the raw messages)")
+        show_html(raw_html(comp["rows"]))
+    if comp["statements_checked"]:
+        n = comp["counts"][PREDICTED]
+        st.caption(f"The offline engine checked each informative raw statement against the "
+                   f"prediction: {len(comp['covered'])} statement(s) in {n} message(s) were "
+                   "already predicted and so not stored.")
+    else:
+        st.caption("The model does not report which statements its prediction already held: "
+                   "raw messages cited by an insight are marked learnt, the rest plain.")
+
+st.subheader("3. What it learnt")
+if comp["insights"]:
+    st.caption("Each insight with the raw lines it came from, and what consolidation did "
+               "with it (new memory, merged into one, or replacing a conflicting one).")
+    show_html(insights_html(comp["insights"]))
+else:
+    st.caption("No insight: the prediction held everything worth keeping.")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,:/]\d+)*")
+# letters in any script: "Belém" is one word, not "Bel" and "m"
+_WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,:/]\d+)*")
 
 STOPWORDS = frozenset("""a an the and or but if so of to in on at for with from by about as into
 like through over after before between out up down off than then too very just also really

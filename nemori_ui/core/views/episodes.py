@@ -1,0 +1,130 @@
+"""Episodes as the memory holds them: narratives, their raw messages, and integration decisions.
+
+Windows are shown 1-based here, as a person counts them; events store them 0-based.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pandas as pd
+
+from .run_data import RunData
+
+STATUS_FILTERS = ("active", "superseded", "all")
+
+
+def fmt_time(stamp: datetime | None) -> str:
+    return stamp.strftime("%Y-%m-%d %H:%M") if stamp else ""
+
+
+def time_span(start: datetime | None, end: datetime | None) -> str:
+    if not start:
+        return "no timestamps"
+    if not end or end == start:
+        return fmt_time(start)
+    if end.date() == start.date():
+        return f"{fmt_time(start)} – {end:%H:%M}"
+    return f"{fmt_time(start)} – {fmt_time(end)}"
+
+
+def final_episode_id(data: RunData, episode_id: str | None) -> str | None:
+    """The active episode an episode ended up in, following merges (cycles cannot loop)."""
+    seen: set[str] = set()
+    current = episode_id
+    while current in data.episode_by_id and current not in seen:
+        seen.add(current)
+        successor = data.episode_by_id[current].superseded_by
+        if not successor:
+            break
+        current = successor
+    return current
+
+
+def message_span(data: RunData, message_ids: list[str]) -> str:
+    """'m0015–m0025 (12)': first and last message in transcript order, and how many."""
+    order = {m.id: i for i, m in enumerate(data.messages)}
+    known = sorted((i for i in message_ids if i in order), key=order.get)
+    if not known:
+        return ""
+    ends = known[0] if len(known) == 1 else f"{known[0]}–{known[-1]}"
+    return f"{ends} ({len(known)})"
+
+
+def episode_messages(data: RunData, episode_id: str) -> pd.DataFrame:
+    """The raw messages of an episode, in transcript order."""
+    episode = data.episode_by_id.get(episode_id)
+    ids = set(episode.message_ids) if episode else set()
+    rows = [{"message": m.id, "time": fmt_time(m.timestamp), "speaker": m.speaker, "text": m.text}
+            for m in data.messages if m.id in ids]
+    return pd.DataFrame(rows, columns=["message", "time", "speaker", "text"])
+
+
+def episode_label(data: RunData, episode_id: str, width: int = 70) -> str:
+    """A plain-text option label for choosers: id, cue (shortened), status."""
+    episode = data.episode_by_id.get(episode_id)
+    if episode is None:
+        return episode_id
+    cue = episode.cue if len(episode.cue) <= width else episode.cue[:width - 1] + "…"
+    extra = "" if episode.status == "active" else f" (merged into {episode.superseded_by})"
+    return f"{episode.id} · {cue}{extra}"
+
+
+def episode_cards(data: RunData, status: str = "all") -> list[dict]:
+    """One card per episode, in creation order; `status` is 'active', 'superseded' or 'all'."""
+    if status not in STATUS_FILTERS:
+        raise ValueError(f"status must be one of {STATUS_FILTERS}, not {status!r}")
+    cards = []
+    for e in data.episodes:
+        if status != "all" and e.status != status:
+            continue
+        cards.append({"id": e.id, "cue": e.cue, "narrative": e.narrative, "status": e.status,
+                      "window": e.window + 1, "span": time_span(e.start, e.end),
+                      "messages": len(e.message_ids), "superseded_by": e.superseded_by,
+                      "supersedes": list(e.supersedes)})
+    return cards
+
+
+def _decision(p: dict) -> str:
+    if p.get("skipped"):
+        return "kept: nothing earlier to continue"
+    if p.get("target"):
+        return f"merged with {p['target']} into {p.get('result_id')}"
+    return "kept as a new episode"
+
+
+def integration_table(data: RunData) -> pd.DataFrame:
+    """Every integration decision, in the order it was made."""
+    rows = []
+    for ev in data.stage("integrate"):
+        p = ev.payload
+        scores = [c.get("score", 0.0) for c in p.get("candidates", [])]
+        rows.append({"window": ev.window + 1, "new episode": p.get("episode_id"),
+                     "candidates": len(scores), "best score": max(scores) if scores else None,
+                     "choice": p.get("choice", -1), "decision": _decision(p),
+                     "reason": p.get("reason") or p.get("skipped") or "",
+                     "repair": p.get("repair", "")})
+    return pd.DataFrame(rows, columns=["window", "new episode", "candidates", "best score",
+                                       "choice", "decision", "reason", "repair"])
+
+
+def integration_detail(data: RunData, episode_id: str) -> dict | None:
+    """The decision about one new episode: its candidates, the choice, and a merge's texts."""
+    for ev in data.stage("integrate"):
+        p = ev.payload
+        if p.get("episode_id") != episode_id:
+            continue
+        choice = p.get("choice", -1)
+        candidates = pd.DataFrame(
+            [{"rank": i, "episode": c.get("id"), "score": c.get("score"), "cue": c.get("cue", ""),
+              "chosen": i == choice} for i, c in enumerate(p.get("candidates", []), start=1)],
+            columns=["rank", "episode", "score", "cue", "chosen"])
+        new = data.episode_by_id.get(episode_id)
+        return {"episode_id": episode_id, "window": ev.window + 1,
+                "cue": new.cue if new else p.get("incoming", {}).get("cue", ""),
+                "candidates": candidates, "choice": choice, "decision": _decision(p),
+                "reason": p.get("reason", ""), "skipped": p.get("skipped", ""),
+                "repair": p.get("repair", ""), "target": p.get("target"),
+                "result_id": p.get("result_id"), "merged": bool(p.get("target")),
+                "before": p.get("before"), "incoming": p.get("incoming"), "after": p.get("after")}
+    return None

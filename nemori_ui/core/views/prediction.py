@@ -1,0 +1,147 @@
+"""What the memory predicted an episode would hold, what it really held, and what it learnt.
+
+An episode's surprise is the number of insights its distillation stored per raw message it
+holds: 0 when the prediction already held everything, about 1 when every message taught
+something new. It needs nothing the LLM does not report, so it reads the same for every engine.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..models import StageEvent
+from .episodes import fmt_time, message_span
+from .run_data import RunData
+
+SURPRISE_DEFINITION = ("surprise = insights stored ÷ raw messages in the episode "
+                       "(0: the prediction held everything; 1: one new fact per message)")
+LEARNT, PREDICTED, PLAIN = "learnt", "predicted, not stored", "plain"
+
+
+def _distill_events(data: RunData) -> list[StageEvent]:
+    return sorted(data.stage("distill"), key=lambda ev: ev.seq)
+
+
+def _event_for(data: RunData, stage: str, episode_id: str) -> StageEvent | None:
+    for ev in data.stage(stage):
+        if ev.payload.get("episode_id") == episode_id:
+            return ev
+    return None
+
+
+def _cue(data: RunData, episode_id: str) -> str:
+    episode = data.episode_by_id.get(episode_id)
+    return episode.cue if episode else ""
+
+
+def surprise_table(data: RunData) -> pd.DataFrame:
+    """One row per distilled episode, in the order the memory met them."""
+    pos = {m.id: i for i, m in enumerate(data.messages, start=1)}
+    rows = []
+    for order, ev in enumerate(_distill_events(data), start=1):
+        p = ev.payload
+        eid = p.get("episode_id")
+        n = p.get("raw_messages") or len(ev.message_ids)
+        insights = len(p.get("insights") or [])
+        places = sorted(pos[i] for i in ev.message_ids if i in pos)
+        rows.append({"order": order, "episode": eid, "cue": _cue(data, eid),
+                     "window": ev.window + 1, "mode": p.get("mode", ""), "messages": n,
+                     "insights": insights, "covered": len(p.get("covered") or []),
+                     "surprise": round(insights / n, 3) if n else 0.0,
+                     "first": places[0] if places else None,
+                     "last": places[-1] if places else None,
+                     "span": message_span(data, ev.message_ids)})
+    return pd.DataFrame(rows, columns=["order", "episode", "cue", "window", "mode", "messages",
+                                       "insights", "covered", "surprise", "first", "last",
+                                       "span"])
+
+
+def most_surprising(table: pd.DataFrame) -> str | None:
+    """The episode with the highest surprise; more insights, then the earlier one, break ties."""
+    if table.empty:
+        return None
+    ranked = table.sort_values(["surprise", "insights", "order"], ascending=[False, False, True])
+    return str(ranked.iloc[0]["episode"])
+
+
+def evoked(data: RunData, episode_id: str) -> dict | None:
+    """What the episode's cue called up from semantic memory, against τ. None in Nemori-s."""
+    ev = _event_for(data, "anticipate", episode_id)
+    if ev is None:
+        return None
+    p = ev.payload
+    frame = pd.DataFrame(
+        [{"rank": i, "memory": e.get("id"), "text": e.get("text", ""),
+          "score": e.get("score", 0.0), "passed": bool(e.get("passed"))}
+         for i, e in enumerate(p.get("evoked") or [], start=1)],
+        columns=["rank", "memory", "text", "score", "passed"])
+    return {"tau": p.get("tau", data.info.config.tau),
+            "management": p.get("management", data.info.config.management),
+            "prediction": p.get("prediction") or "", "frame": frame,
+            "passed": int(frame["passed"].sum()) if not frame.empty else 0}
+
+
+def _outcomes(data: RunData, episode_id: str) -> dict[str, list[dict]]:
+    """Insight text -> what consolidation did with it, in order (one text may repeat)."""
+    found: dict[str, list[dict]] = {}
+    for ev in sorted(data.stage("consolidate"), key=lambda e: e.seq):
+        p = ev.payload
+        if p.get("episode_id") != episode_id:
+            continue
+        texts = p.get("insights") if p.get("action") == "summary" else [p.get("insight", "")]
+        for text in texts or []:
+            found.setdefault(text, []).append({
+                "action": p.get("action", ""), "result_id": p.get("result_id"),
+                "targets": p.get("targets") or [], "unchanged": bool(p.get("unchanged"))})
+    return found
+
+
+def comparison(data: RunData, episode_id: str) -> dict | None:
+    """The predicted episode beside the real one, each raw message marked by what became of it.
+
+    A message is `learnt` when an insight cites it, `predicted, not stored` when the engine
+    found the prediction already held what it said (only the offline engine reports this),
+    and `plain` otherwise. Insights come with the raw lines they cite and their consolidation.
+    """
+    ev = _event_for(data, "distill", episode_id)
+    if ev is None:
+        return None
+    p = ev.payload
+    insights = p.get("insights") or []
+    covered = p.get("covered") or []
+    learnt: dict[str, list[str]] = {}
+    for ins in insights:
+        for mid in ins.get("source_message_ids") or []:
+            learnt.setdefault(mid, []).append(ins.get("text", ""))
+    held: dict[str, list[dict]] = {}
+    for c in covered:
+        held.setdefault(c.get("message_id"), []).append(c)
+    wanted = set(ev.message_ids)
+    rows = []
+    for m in data.messages:
+        if m.id not in wanted:
+            continue
+        status = LEARNT if m.id in learnt else PREDICTED if m.id in held else PLAIN
+        rows.append({"message": m.id, "time": fmt_time(m.timestamp), "speaker": m.speaker,
+                     "text": m.text, "status": status, "learnt": learnt.get(m.id, []),
+                     "covered": held.get(m.id, [])})
+    prediction = p.get("prediction") or ""
+    lines = [{"text": line, "held": [c.get("text", "") for c in covered
+                                     if c.get("predicted_by") == line]}
+             for line in prediction.splitlines() if line.strip()]
+    outcomes = _outcomes(data, episode_id)
+    produced = []
+    for ins in insights:
+        text = ins.get("text", "")
+        queue = outcomes.get(text) or []
+        sources = [data.message_by_id[mid] for mid in ins.get("source_message_ids") or []
+                   if mid in data.message_by_id]
+        produced.append({"text": text, "source_message_ids": ins.get("source_message_ids") or [],
+                         "sources": [{"message": s.id, "speaker": s.speaker, "text": s.text}
+                                     for s in sources],
+                         "outcome": queue.pop(0) if queue else None})
+    return {"episode_id": episode_id, "cue": _cue(data, episode_id), "mode": p.get("mode", ""),
+            "prediction_lines": lines, "rows": rows, "insights": produced, "covered": covered,
+            "statements_checked": data.is_offline, "fallback": p.get("fallback"),
+            "counts": {status: sum(r["status"] == status for r in rows)
+                       for status in (LEARNT, PREDICTED, PLAIN)}}

@@ -1,0 +1,254 @@
+"""Figures and HTML fragments for the Partitions, Episodes and Prediction error pages.
+
+Transcript text reaches plotly only HTML-escaped (plotly renders hover and tick labels as HTML)
+and reaches st.markdown only through `_safe`, which also neutralises markdown characters.
+"""
+
+from __future__ import annotations
+
+import html
+from types import MappingProxyType
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from ..core.views.prediction import LEARNT, PLAIN, PREDICTED
+from .safe import html_text
+
+# saturated colours first: neighbouring episodes must stay distinct from each other and from grey
+PALETTE = tuple(px.colors.qualitative.Plotly + px.colors.qualitative.Dark24)
+PENDING = "#d0d4da"
+PASSED, NOT_PASSED = "#2b8a3e", "#adb5bd"
+STYLE = MappingProxyType({  # status -> (background, border, text colour) of a raw message
+    LEARNT: ("#fff3bf", "#f59f00", "#212529"),
+    PREDICTED: ("#f1f3f5", "#adb5bd", "#868e96"),
+    PLAIN: ("transparent", "#dee2e6", "inherit"),
+})
+# characters markdown or Streamlit's directives would read, as HTML entities
+_MD_ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "*_`[]~$:|\\!"})
+
+
+def hover(text: str, limit: int = 160) -> str:
+    """Transcript text for a plotly label: one line, shortened, escaped."""
+    flat = " ".join(str(text).split())
+    if len(flat) > limit:
+        flat = flat[:limit - 1] + "…"
+    return html.escape(flat, quote=False)
+
+
+def _safe(text: str) -> str:
+    return html_text(text).translate(_MD_ENTITIES)
+
+
+def show_html(fragment: str) -> None:
+    """Render a fragment built only from `_safe` text and this module's own markup."""
+    st.markdown(fragment, unsafe_allow_html=True)
+
+
+# ---------------------------------------------------------------- Partitions
+
+def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[int],
+                  sessions: list[dict]) -> go.Figure:
+    """One cell per message, coloured by episode, over a thin strip of sessions."""
+    fig = go.Figure()
+    n = len(frame)
+    order = list(dict.fromkeys(v for v in frame[color_by] if v))
+    colour = {eid: PALETTE[i % len(PALETTE)] for i, eid in enumerate(order)}
+    line = dict(width=0.5 if n <= 200 else 0, color="white")
+    for eid, part in frame.groupby(frame[color_by].replace("", "(not processed yet)"),
+                                   sort=False):
+        fig.add_bar(
+            x=part["pos"], y=[1] * len(part), base=0, width=1, name=eid,
+            marker=dict(color=colour.get(eid, PENDING), line=line),
+            customdata=[[hover(r.speaker, 40), hover(r.text), r.message, r.time,
+                         r.raw_episode or "–", r.episode or "–", r.window]
+                        for r in part.itertuples(index=False)],
+            hovertemplate=("<b>%{customdata[2]}</b> · %{customdata[3]} · window "
+                           "%{customdata[6]}<br><b>%{customdata[0]}</b>: %{customdata[1]}"
+                           "<br>raw episode %{customdata[4]} → episode %{customdata[5]}"
+                           "<extra></extra>"))
+    shades = ["#868e96", "#ced4da"]
+    for i, span in enumerate(sessions):
+        xs = list(range(span["first"], span["last"] + 1))
+        fig.add_bar(x=xs, y=[0.22] * len(xs), base=-0.32, width=1, showlegend=False,
+                    marker=dict(color=shades[i % 2], line=dict(width=0)),
+                    hovertemplate=f"session {span['session']}<extra></extra>")
+    for k in range(1, (n - 1) // max(1, window) + 1):
+        fig.add_vline(x=k * window + 0.5, line=dict(color="#495057", width=1, dash="dot"))
+    for pos in cuts:
+        fig.add_vline(x=pos - 0.5, line=dict(color="#212529", width=2, dash="dash"))
+    at = frame.set_index("pos")
+    fig.add_scatter(x=[p - 0.5 for p in cuts], y=[1.12] * len(cuts), mode="markers",
+                    marker=dict(symbol="triangle-down", size=11, color="#212529"),
+                    showlegend=False,
+                    customdata=[[p, int(at.at[p, "group"]), int(at.at[p, "window"]),
+                                 hover(at.at[p, "reason"] or "no reason given")] for p in cuts],
+                    hovertemplate=("cut before message %{customdata[0]} (group %{customdata[1]}"
+                                   " of window %{customdata[2]})<br>%{customdata[3]}"
+                                   "<extra></extra>"))
+    fig.update_layout(
+        barmode="overlay", bargap=0, height=300, margin=dict(l=10, r=10, t=10, b=40),
+        showlegend=len(order) <= 30, legend=dict(orientation="h", y=-0.3, title=None),
+        xaxis=dict(title="message (transcript order)", range=[0.5, n + 0.5], showgrid=False),
+        yaxis=dict(range=[-0.4, 1.25], tickvals=[-0.21, 0.5], ticktext=["session", "episode"],
+                   showgrid=False, zeroline=False))
+    return fig
+
+
+# ---------------------------------------------------------------- Episodes
+
+def candidates_figure(candidates: pd.DataFrame) -> go.Figure:
+    """The earlier episodes a new one might continue, by similarity; the chosen one in colour."""
+    frame = candidates.iloc[::-1]
+    fig = go.Figure(go.Bar(
+        x=frame["score"], y=frame["episode"], orientation="h",
+        marker_color=[PASSED if c else NOT_PASSED for c in frame["chosen"]],
+        customdata=[hover(c) for c in frame["cue"]],
+        hovertemplate="%{y} (%{x:.3f})<br>%{customdata}<extra></extra>"))
+    fig.update_layout(height=60 + 32 * len(frame), margin=dict(l=10, r=10, t=10, b=30),
+                      xaxis=dict(title="similarity", range=[0, 1]))
+    return fig
+
+
+def narrative_block(title: str, text: dict | None) -> None:
+    st.markdown(f"**{title}**")
+    if not text:
+        st.caption("none")
+        return
+    st.text(text.get("cue", ""))
+    st.caption("narrative")
+    st.text(text.get("narrative", ""))
+
+
+# ---------------------------------------------------------------- Prediction error
+
+def evoked_figure(frame: pd.DataFrame, tau: float, tau_applies: bool) -> go.Figure:
+    """Every memory the cue looked at, by similarity, with τ as the line to pass."""
+    rows = frame.iloc[::-1]
+    labels = [f"{m} · {hover(t, 48)}" for m, t in zip(rows["memory"], rows["text"])]
+    fig = go.Figure(go.Bar(
+        x=rows["score"], y=labels, orientation="h",
+        marker_color=[PASSED if p else NOT_PASSED for p in rows["passed"]],
+        customdata=[[hover(t, 300), "passed" if p else "below τ"]
+                    for t, p in zip(rows["text"], rows["passed"])],
+        hovertemplate="%{x:.3f} · %{customdata[1]}<br>%{customdata[0]}<extra></extra>"))
+    if tau_applies:
+        fig.add_vline(x=tau, line=dict(color="#c92a2a", width=2, dash="dash"),
+                      annotation_text=f"τ = {tau:.2f}", annotation_position="top",
+                      annotation_font=dict(color="#c92a2a", size=13))
+    low = min(0.0, float(rows["score"].min())) if len(rows) else 0.0
+    fig.update_layout(height=90 + 30 * len(rows), margin=dict(l=10, r=10, t=30, b=30),
+                      xaxis=dict(title="cosine similarity to the cue", range=[low, 1.0]),
+                      yaxis=dict(automargin=True))
+    return fig
+
+
+def surprise_figure(table: pd.DataFrame, selected: str | None) -> go.Figure:
+    """One bar per distilled episode in transcript order; height and colour are its surprise."""
+    top = max(1.0, float(table["surprise"].max()) if len(table) else 1.0)
+    fig = go.Figure(go.Bar(
+        x=table["episode"], y=table["surprise"],
+        marker=dict(color=table["surprise"], colorscale="YlOrRd", cmin=0, cmax=top,
+                    line=dict(color=["#212529" if e == selected else "rgba(0,0,0,0)"
+                                     for e in table["episode"]], width=3),
+                    colorbar=dict(title="surprise", thickness=12)),
+        customdata=[[hover(c, 90), s, i, n, cov] for c, s, i, n, cov in zip(
+            table["cue"], table["span"], table["insights"], table["messages"], table["covered"])],
+        hovertemplate=("<b>%{x}</b> · %{customdata[1]}<br>%{customdata[0]}<br>"
+                       "%{customdata[2]} insights from %{customdata[3]} messages · "
+                       "%{customdata[4]} predicted, not stored<br>surprise %{y:.2f}"
+                       "<extra></extra>")))
+    fig.update_layout(height=260, margin=dict(l=10, r=10, t=10, b=40),
+                      xaxis=dict(title="episode, in the order the memory met them",
+                                 type="category", tickangle=-45 if len(table) > 12 else 0,
+                                 showticklabels=len(table) <= 80),
+                      yaxis=dict(title="insights per message", range=[0, top * 1.05]))
+    return fig
+
+
+def clicked_episode(selection) -> str | None:
+    """The episode of the bar clicked on the surprise strip, from the chart's selection state."""
+    try:
+        points = selection["selection"]["points"]
+    except (KeyError, TypeError):
+        return None
+    return str(points[0]["x"]) if points else None
+
+
+def _chip(status: str, label: str | None = None) -> str:
+    bg, border, fg = STYLE[status]
+    return (f"<span style='background:{bg};border:1px solid {border};color:{fg};"
+            f"border-radius:4px;padding:0 6px;font-size:0.8em;white-space:nowrap'>"
+            f"{_safe(label or status)}</span>")
+
+
+def legend_html() -> str:
+    return " ".join([_chip(LEARNT, "learnt: became an insight"), _chip(PREDICTED),
+                     _chip(PLAIN, "plain: nothing to keep")])
+
+
+def prediction_html(lines: list[dict]) -> str:
+    if not lines:
+        return "<div style='color:#868e96'><i>empty: nothing known was evoked</i></div>"
+    parts = []
+    for line in lines:
+        n = len(line["held"])
+        tag = f" {_chip(PREDICTED, f'held {n} raw statement' + ('s' if n > 1 else ''))}" if n else ""
+        parts.append(f"<div style='border-left:3px solid #4dabf7;padding:2px 8px;"
+                     f"margin:4px 0'>{_safe(line['text'])}{tag}</div>")
+    return "".join(parts)
+
+
+def raw_html(rows: list[dict]) -> str:
+    parts = []
+    for row in rows:
+        bg, border, fg = STYLE[row["status"]]
+        # a statement that only repeats its message says nothing the highlight does not
+        said = f"{row['speaker']}: {row['text']}".strip()
+        shown = [t for t in row["learnt"] if t.strip() != said]
+        notes = "".join(
+            f"<div style='font-size:0.85em;margin-top:2px'>{_chip(LEARNT)} "
+            f"{_safe(text)}</div>" for text in (row["learnt"] if shown else []))
+        notes += "".join(
+            f"<div style='font-size:0.85em;margin-top:2px'>{_chip(PREDICTED)} "
+            f"{'' if c.get('text', '').strip() == said else _safe(c.get('text', ''))} "
+            f"<span style='color:#868e96'>held by the prediction “"
+            f"{_safe(c.get('predicted_by', ''))}” ({float(c.get('score', 0)):.2f})</span></div>"
+            for c in row["covered"])
+        parts.append(
+            f"<div style='background:{bg};border-left:4px solid {border};color:{fg};"
+            f"padding:4px 8px;margin:4px 0;border-radius:3px'>"
+            f"<span style='font-size:0.75em;color:#868e96'>{_safe(row['message'])} · "
+            f"{_safe(row['time'])}</span><br><b>{_safe(row['speaker'])}</b>: "
+            f"{_safe(row['text'])}{notes}</div>")
+    return "".join(parts)
+
+
+def _outcome(outcome: dict | None) -> str:
+    if not outcome:
+        return "not consolidated"
+    action, result = outcome["action"], outcome.get("result_id") or ""
+    if outcome.get("unchanged"):
+        return f"already held by {result}"
+    if action in ("merge", "conflict") and outcome.get("targets"):
+        return f"{action}: {', '.join(outcome['targets'])} → {result}"
+    return f"{action} → {result}"
+
+
+def insights_html(insights: list[dict]) -> str:
+    parts = []
+    for ins in insights:
+        sources = "".join(
+            f"<div style='font-size:0.85em;color:#495057;margin-left:12px'>↳ "
+            f"{_safe(s['message'])} · <b>{_safe(s['speaker'])}</b>: {_safe(s['text'])}</div>"
+            for s in ins["sources"]) or ("<div style='font-size:0.85em;color:#868e96;"
+                                         "margin-left:12px'>↳ cites no message</div>")
+        bg, border, fg = STYLE[LEARNT]
+        parts.append(
+            f"<div style='margin:6px 0'><span style='background:{bg};color:{fg};"
+            f"border-bottom:2px solid {border};padding:1px 4px'>{_safe(ins['text'])}</span> "
+            f"<span style='font-size:0.8em;color:#868e96'>· {_safe(_outcome(ins['outcome']))}"
+            f"</span>{sources}</div>")
+    return "".join(parts)

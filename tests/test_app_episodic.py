@@ -1,0 +1,166 @@
+"""The Partitions, Episodes and Prediction error pages render, with and without a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from nemori_ui.core.views import prediction as pr
+from nemori_ui.core.views.run_data import load_run_data
+from nemori_ui.ui import episodic_charts as charts
+from nemori_ui.ui.safe import md_escape
+from tests.test_views_episodic import run_sample_into
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ["partitions", "episodes", "prediction_error"]
+
+
+def page(name: str, run_id: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page(f"pages/{name}.py")
+    if run_id:
+        at.session_state["run_id"] = run_id  # other tests may add runs to the same home
+    return at
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def captions(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.caption)
+
+
+def texts(at: AppTest) -> str:
+    return "\n".join(t.value for t in at.text)
+
+
+@pytest.fixture
+def sample_home(sample_run, monkeypatch):
+    """The finished sample run, in the home the pages read."""
+    store, run_id = sample_run
+    monkeypatch.setenv("NEMORI_HOME", str(store.path.parent))
+    return load_run_data(store, run_id)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_pages_without_a_run_point_to_the_run_page(name):
+    at = page(name).run()
+    assert not at.exception
+    assert any("No run to show yet" in i.value for i in at.info)
+
+
+def test_partitions_show_the_ribbon_windows_cuts_and_an_episode(sample_home):
+    data = sample_home
+    at = page("partitions", data.run_id).run()
+    assert not at.exception
+    assert "w = 20" in markdown(at)
+    assert at.get("plotly_chart")
+    windows, cuts = at.dataframe[0].value, at.dataframe[1].value
+    assert len(windows) == data.info.windows_total and not windows["repaired"].any()
+    assert any("topic shift" in r for r in cuts["reason"])
+    assert [m.value for m in at.metric if m.label == "Repaired partitions"] == ["0"]
+    merged = next(e for e in data.episodes if e.status == "superseded")
+    at.selectbox(key=f"part_episode_{data.run_id}").select(merged.id).run()
+    assert not at.exception
+    assert f"merged into {merged.superseded_by}" in captions(at)
+    shown = at.dataframe[2].value
+    assert list(shown["text"]) == [data.message_by_id[i].text for i in merged.message_ids]
+    at.radio(key=f"part_color_{data.run_id}").set_value("raw_episode").run()
+    assert not at.exception
+
+
+def test_episodes_show_cards_filters_and_a_merge_side_by_side(sample_home):
+    data = sample_home
+    at = page("episodes", data.run_id).run()
+    assert not at.exception
+    active = [e for e in data.episodes if e.status == "active"]
+    assert all(f"##### {md_escape(e.cue)}" in markdown(at) for e in active)
+    assert active[0].narrative in texts(at)
+    old = next(e for e in data.episodes if e.status == "superseded")
+    assert md_escape(old.cue) not in markdown(at)
+    at.segmented_control(key=f"ep_status_{data.run_id}").set_value("superseded").run()
+    assert not at.exception
+    assert f"##### {md_escape(old.cue)}" in markdown(at)
+    # the integration tab opens on the first merge, with its three narratives
+    merged = next(e for e in data.episodes if e.supersedes)
+    assert "Merge" in markdown(at) and merged.id in markdown(at)
+    before, incoming = (data.episode_by_id[i] for i in merged.supersedes)
+    for narrative in (before.narrative, incoming.narrative, merged.narrative):
+        assert narrative in texts(at)
+
+
+def test_prediction_error_opens_on_the_most_surprising_episode(sample_home):
+    data = sample_home
+    table = pr.surprise_table(data)
+    at = page("prediction_error", data.run_id).run()
+    assert not at.exception
+    chooser = at.selectbox(key=f"pe_episode_{data.run_id}")
+    assert chooser.value == pr.most_surprising(table)
+    assert pr.SURPRISE_DEFINITION in captions(at)
+    assert f"τ = {data.info.config.tau:.2f}" in captions(at)
+    html = markdown(at)
+    for ins in pr.comparison(data, chooser.value)["insights"]:
+        assert charts._safe(ins["text"]) in html
+
+
+def test_prediction_error_shows_what_was_predicted_and_not_stored(sample_home):
+    data = sample_home
+    covered = next(e.payload for e in data.stage("distill") if e.payload["covered"])
+    at = page("prediction_error", data.run_id).run()
+    at.selectbox(key=f"pe_episode_{data.run_id}").select(covered["episode_id"]).run()
+    assert not at.exception
+    html = markdown(at)
+    statement = covered["covered"][0]
+    raw = data.message_by_id[statement["message_id"]]
+    assert "predicted, not stored" in html and "held by the prediction" in html
+    assert charts._safe(raw.text) in html and charts._safe(statement["predicted_by"]) in html
+    assert [m.value for m in at.metric if m.label == "Predicted, not stored"] == [
+        str(len(covered["covered"]))]
+
+
+def test_prediction_error_explains_nemori_s_has_no_prediction(tmp_path, monkeypatch):
+    store, run_id = run_sample_into(tmp_path / "direct", variant="nemori-s")
+    monkeypatch.setenv("NEMORI_HOME", str(store.path.parent))
+    at = page("prediction_error", run_id).run()
+    assert not at.exception
+    assert any("Nemori-s" in i.value and "no prediction" in i.value for i in at.info)
+    assert "learnt" in markdown(at)
+
+
+# ------------------------------------------------------------------ escaping
+
+NASTY = "<script>alert(1)</script> *bold* & $x$ :red[hi] [link](http://x)"
+
+
+def test_transcript_text_reaches_plotly_escaped():
+    frame = pd.DataFrame([{"pos": 1, "message": "m0001", "time": "", "speaker": "<b>Eve</b>",
+                           "text": NASTY, "session": 1, "window": 1, "raw_episode": "ep0001",
+                           "episode": "ep0001", "group": 1, "reason": "<i>window start</i>"}])
+    fig = charts.ribbon_figure(frame, "episode", 20, [1], [{"session": 1, "first": 1,
+                                                            "last": 1}])
+    dumped = fig.to_json()
+    assert "<script>" not in dumped and "<b>Eve" not in dumped and "<i>window" not in dumped
+    assert "&lt;script&gt;" in dumped
+
+
+def test_transcript_text_reaches_markdown_inert():
+    rows = [{"message": "m1", "time": "", "speaker": "Eve", "text": NASTY, "status": "learnt",
+             "learnt": [NASTY + " (more)"], "covered": [{"text": NASTY, "predicted_by": NASTY,
+                                                         "score": 0.9}]}]
+    html = charts.raw_html(rows) + charts.prediction_html([{"text": NASTY, "held": [NASTY]}])
+    html += charts.insights_html([{"text": NASTY, "source_message_ids": ["m1"],
+                                   "sources": [{"message": "m1", "speaker": "<b>", "text": NASTY}],
+                                   "outcome": None}])
+    for dangerous in ("<script", "*bold*", "$x$", ":red[", "](http", "<b><b>"):
+        assert dangerous not in html
+    assert "&lt;script&gt;" in html and "<b>&lt;b&gt;</b>" in html
+
+
+def test_a_click_on_the_strip_names_the_episode():
+    assert charts.clicked_episode({"selection": {"points": [{"x": "ep0007"}]}}) == "ep0007"
+    assert charts.clicked_episode({"selection": {"points": []}}) is None
+    assert charts.clicked_episode(None) is None
