@@ -23,6 +23,7 @@ PAGES = [
     ("pages/tuning.py", "Tuning", "🎛️"),
     ("pages/compare.py", "Compare runs", "⚖️"),
     ("pages/timeline.py", "Memory over time", "⏱️"),
+    ("pages/evaluation.py", "Evaluation", "📊"),
 ]
 
 
@@ -50,6 +51,13 @@ def sidebar() -> None:
                    f"{info.config.variant} · {info.config.management}")
 
 
+def run_page_link() -> None:
+    try:
+        st.page_link("pages/run.py", label="Go to the Run page", icon="▶️")
+    except Exception:  # a page opened without the router has no page registry to link into
+        st.caption("Open the Run page from the navigation.")
+
+
 def _pick_run(shown: str) -> None:
     st.session_state.run_id = st.session_state[f"run_picker_{shown}"]
 
@@ -63,7 +71,7 @@ def page_setup(title: str, *, needs_run: bool = True) -> RunData | None:
     if info is None:
         if needs_run:
             st.info("No run to show yet: run the bundled sample or a transcript of yours first.")
-            st.page_link("pages/run.py", label="Go to the Run page", icon="▶️")
+            run_page_link()
         return None
     data = run_data(info)
     if data.info.decider == OFFLINE_LABEL:

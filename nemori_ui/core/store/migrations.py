@@ -93,4 +93,34 @@ MIGRATIONS: list[tuple[int, str]] = [
         PRIMARY KEY (namespace, key)
     );
     """),
+    # 2: evaluation runs and their per-question results. Eval runs stand apart from pipeline runs
+    # (one evaluation spans several conversations, so several runs): the runs it used are listed
+    # in memory_runs and deleting a run leaves its evaluations readable.
+    (2, """
+    CREATE TABLE eval_runs (
+        id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        benchmark TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        source TEXT NOT NULL,
+        decider TEXT NOT NULL,
+        judge TEXT,
+        config_json TEXT NOT NULL,
+        options_json TEXT NOT NULL,
+        memory_runs TEXT NOT NULL,
+        summary_json TEXT NOT NULL,
+        seconds REAL NOT NULL DEFAULT 0
+    );
+    CREATE INDEX eval_runs_by_time ON eval_runs(created_at);
+    CREATE TABLE eval_questions (
+        eval_id TEXT NOT NULL REFERENCES eval_runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        item_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        category TEXT NOT NULL,
+        result_json TEXT NOT NULL,
+        context TEXT,
+        PRIMARY KEY (eval_id, seq)
+    );
+    """),
 ]

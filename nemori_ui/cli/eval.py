@@ -1,0 +1,153 @@
+"""`eval`: the benchmark harness. `eval locomo FILE` or `eval longmemeval FILE`.
+
+One evaluation per variant; each is stored in the run store (see the Evaluation page) and the
+memory it built is an ordinary run. `--json` prints one object per variant, one per line.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..core.config import PipelineConfig
+from ..core.errors import InputError
+from ..core.transcripts import load_transcript
+from .common import add_home, print_json, store_from
+
+LOCOMO_CATEGORIES = "1,2,3,4"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("eval", help="evaluate on LoCoMo or LongMemEval and store the results")
+    modes = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    lo = modes.add_parser("locomo", help="LoCoMo: F1, BLEU-1, LLM judge, evidence recall")
+    lo.add_argument("--conversations", help="sample ids, comma-separated (default: all)")
+    lo.add_argument("--categories", default=LOCOMO_CATEGORIES,
+                    help="1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop (default 1,2,3,4)")
+    lme = modes.add_parser("longmemeval", help="LongMemEval: judge by question type")
+    lme.add_argument("--instances", help="question ids, comma-separated (default: all)")
+    lme.add_argument("--types", help="question types, comma-separated (default: all)")
+    for m in (lo, lme):
+        _common(m)
+
+
+def _common(p) -> None:
+    from ..core.eval.ablations import VARIANTS
+    p.add_argument("file")
+    p.add_argument("--variant", default="nemori",
+                   help=f"comma-separated, from: {', '.join(VARIANTS)} (default nemori)")
+    p.add_argument("--backend", choices=["offline", "openai"], default="offline")
+    p.add_argument("--model", default="gpt-4o-mini", help="answering (and memory) model")
+    p.add_argument("--base-url", help="OpenAI-compatible server (default: $OPENAI_BASE_URL)")
+    p.add_argument("--embedder", choices=["minilm", "openai"], default="minilm")
+    p.add_argument("--judge-model", default="gpt-4o-mini", help="LLM judge (default gpt-4o-mini)")
+    p.add_argument("--k", type=int, default=10, help="retrieved narratives k (default 10)")
+    p.add_argument("--window", type=int, default=20, help="window length w (default 20)")
+    p.add_argument("--tau", type=float, default=0.70, help="similarity threshold τ (default 0.70)")
+    p.add_argument("--limit", type=int, help="only the first N questions of each conversation")
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--csv", help="also write the per-question results to this CSV file")
+    p.add_argument("--json", action="store_true", help="print one JSON object per variant")
+    add_home(p)
+
+
+def _list(text: str | None) -> list[str] | None:
+    items = [t.strip() for t in (text or "").split(",") if t.strip()]
+    return items or None
+
+
+def options_from(args, variant: str):
+    from ..core.eval.harness import EvalOptions
+    if args.benchmark == "locomo":
+        try:
+            categories = [int(c) for c in _list(args.categories) or []]
+        except ValueError:
+            raise InputError(f"--categories takes numbers 1-5, got {args.categories!r}") from None
+        if not categories or any(c not in range(1, 6) for c in categories):
+            raise InputError(f"--categories takes numbers 1-5, got {args.categories!r}")
+        scope = {"conversations": _list(args.conversations), "categories": categories}
+    else:
+        scope = {"conversations": _list(args.instances), "types": _list(args.types)}
+    if args.k < 1 or (args.limit is not None and args.limit < 1):
+        raise InputError("--k and --limit must be at least 1")
+    return EvalOptions(benchmark=args.benchmark, variant=variant, k=args.k,
+                       judge_model=args.judge_model, limit=args.limit, **scope)
+
+
+def run(args) -> int:
+    from ..core.eval import results
+    from ..core.eval.ablations import VARIANTS
+    from ..core.eval.harness import evaluate
+    variants = _list(args.variant) or ["nemori"]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise InputError(f"unknown variant {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
+    planned = [options_from(args, name) for name in variants]   # bad options fail first
+    transcript = load_transcript(args.file, format=args.benchmark)
+    config = PipelineConfig(backend=args.backend, model=args.model, base_url=args.base_url,
+                            embedder=args.embedder, window=args.window, tau=args.tau,
+                            concurrency=args.concurrency)
+    store = store_from(args)
+    done = []
+    for options in planned:
+        run_ = evaluate(store, transcript, config, options, source=str(args.file),
+                        progress=_progress())
+        done.append(run_)
+        if args.json:
+            print_json(results.summary_json(run_))
+        else:
+            print(format_table(run_) + "\n")
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8", newline="") as fh:
+            for i, run_ in enumerate(done):
+                text = results.questions_csv(run_, results.load_questions(store, run_.id))
+                fh.write(text if i == 0 else text.split("\n", 1)[1])
+        print(f"per-question results written to {args.csv}", file=sys.stderr)
+    return 0
+
+
+def _progress():
+    if not sys.stderr.isatty():
+        return None
+
+    def show(p) -> None:
+        verb = "building memory" if p.stage == "build" else "answering"
+        sys.stderr.write(f"\r{p.conversation}: {verb} {p.done}/{p.total}   ")
+        if p.done >= p.total and p.stage == "answer":
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+    return show
+
+
+def _cell(value, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def format_table(run) -> str:
+    """The summary as a fixed-width table, with the paper's figures when the model matches."""
+    from ..core.eval import paper
+    from ..core.eval.ablations import VARIANTS
+    s = run.summary
+    model = paper.paper_model(run.config.model) if run.config.backend != "offline" else None
+    row = VARIANTS[run.variant].paper
+    published = paper.locomo_row(model, row) if model and run.benchmark == "locomo" else None
+    judge = s["judge"].get("model") or s["judge"].get("note")
+    recall = f"recall@{s.get('k', 10)}"
+    lines = [f"{run.benchmark} · {run.variant} · {run.decider} · judge: {judge}",
+             f"{'category':<26}{'n':>5}{'judge':>7}{'F1':>7}{'BLEU-1':>8}"
+             f"{recall:>11}{'tokens':>8}{'retr ms':>9}{'total ms':>10}"
+             + (f"   paper {row} ({model}) J/F1/B" if published else "")]
+    groups = [(k, g) for k, g in s["by_category"].items()] + [("overall", s["overall"])]
+    for key, g in groups:
+        name = g.get("name", key)
+        line = (f"{name[:26]:<26}{g['questions']:>5}{_cell(g['judge']):>7}{_cell(g['f1']):>7}"
+                f"{_cell(g['bleu1']):>8}{_cell(g['recall']):>11}{_cell(g['context_tokens'], 0):>8}"
+                f"{_cell(g['retrieval_ms']):>9}{_cell(g['total_ms']):>10}")
+        if published and key in published:
+            p = published[key]
+            line += f"   {p['judge']:.1f}/{p['f1']:.1f}/{p['bleu1']:.1f}"
+        lines.append(line)
+    if s.get("skipped"):
+        lines.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in s["skipped"].items()))
+    lines.append(f"{s['questions']} questions in {run.seconds:.1f} s "
+                 f"(memory or index {s.get('build_seconds', 0):.1f} s) · stored as {run.id}")
+    return "\n".join(lines)

@@ -1,0 +1,227 @@
+"""The evaluation harness: memory per conversation, an answer per question, scores.
+
+Memory is built through the run store like any run, so an evaluation reuses a finished run of
+the same conversation built with the same settings (retrieval settings such as k do not
+change what is stored, so they do not prevent reuse), continues an interrupted one, and leaves
+what it built inspectable on every other page. Answers and verdicts go through the gateway's
+response cache, so repeating an evaluation costs no LLM call.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from pydantic import BaseModel, Field
+
+from ..clients import build_clients
+from ..config import PipelineConfig
+from ..models import Conversation, Transcript
+from ..offline import OFFLINE_LABEL
+from ..pipeline.runner import run_windows, start_run
+from ..retrieval import load_state
+from ..store import Store, records, runs
+from . import qa, results
+from .ablations import NemoriRetriever, build_config, variant
+from .baselines import FullContext, Rag
+from .judge import DEFAULT_JUDGE_MODEL, build_judge
+from .metrics import bleu1, f1
+
+OFFLINE_JUDGE_NOTE = "skipped: the offline engine has no LLM to judge with"
+_RETRIEVAL_ONLY = ("k", "r", "answer_temperature", "concurrency")
+
+
+class EvalOptions(BaseModel):
+    benchmark: Literal["locomo", "longmemeval"] = "locomo"
+    variant: str = "nemori"
+    conversations: list[str] | None = None   # LoCoMo sample ids / LongMemEval question ids
+    categories: list[int] = Field(default_factory=lambda: list(qa.SCORED_CATEGORIES))
+    types: list[str] | None = None           # LongMemEval question types
+    k: int = Field(10, ge=1, le=100)
+    judge_model: str = DEFAULT_JUDGE_MODEL
+    limit: int | None = Field(None, ge=1)    # first questions of each conversation only
+    rag_budget: int = Field(4096, ge=1)
+
+
+@dataclass
+class EvalProgress:
+    stage: str                # "build" (the memory) or "answer"
+    conversation: str
+    done: int
+    total: int
+
+
+def construction_fingerprint(config: PipelineConfig) -> str:
+    defaults = PipelineConfig()
+    same = config.model_copy(update={f: getattr(defaults, f) for f in _RETRIEVAL_ONLY})
+    return same.fingerprint()
+
+
+def find_finished(store: Store, conv: Conversation, config: PipelineConfig) -> str | None:
+    """The newest finished run of this conversation's messages built with these settings."""
+    want = construction_fingerprint(config)
+    rows = store.query("SELECT id FROM runs WHERE conversation_id = ? AND status = 'done' "
+                       "ORDER BY created_at DESC, id DESC", (conv.id,))
+    mine = [(m.speaker, m.text, m.timestamp) for m in conv.messages]
+    for row in rows:
+        info = runs.get_run(store, row["id"])
+        if construction_fingerprint(info.config) != want:
+            continue
+        stored = [(m.speaker, m.text, m.timestamp) for m in records.load_messages(store, info.id)]
+        if stored == mine:
+            return info.id
+    return None
+
+
+def ensure_memory(store: Store, conv: Conversation, config: PipelineConfig, clients, *,
+                  source: str, fmt: str, progress: Callable | None = None) -> str:
+    found = find_finished(store, conv, config)
+    if found:
+        return found
+    run_id = start_run(store, conv, config, clients, source=source, fmt=fmt)
+    report = (lambda p: progress(EvalProgress("build", conv.id, p.window, p.windows_total))) \
+        if progress else None
+    run_windows(store, run_id, clients, progress=report)
+    return run_id
+
+
+def items_for(conv: Conversation, options: EvalOptions) -> qa.ItemSet:
+    if options.benchmark == "longmemeval":
+        found = qa.longmemeval_items(conv, options.types)
+    else:
+        found = qa.locomo_items(conv, options.categories)
+    if options.limit:
+        found.items = found.items[:options.limit]
+    return found
+
+
+def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, options: EvalOptions,
+             *, source: str, backend=None, embedder=None, judge_backend=None,
+             api_key: str | None = None, secrets=None,
+             progress: Callable[[EvalProgress], None] | None = None) -> results.EvalRun:
+    """Evaluate one variant on the transcript's conversations; the results are stored."""
+    started = time.perf_counter()
+    v = variant(options.variant)
+    cfg = build_config(config, v)
+    clients = build_clients(cfg, store, backend=backend, embedder=embedder, api_key=api_key,
+                            secrets=secrets)
+    judge = build_judge(cfg, store, options.judge_model, backend=judge_backend,
+                        api_key=api_key, secrets=secrets)
+    asked = cfg.model_copy(update={"k": options.k})
+    wanted = set(options.conversations or [])
+    convs = [c for c in transcript.conversations if not wanted or c.id in wanted]
+    missing = wanted - {c.id for c in transcript.conversations}
+    if missing:
+        known = ", ".join(c.id for c in transcript.conversations[:20])
+        raise KeyError(f"no conversation {', '.join(sorted(missing))} in {transcript.source} "
+                       f"(has: {known})")
+
+    every = qa.ItemSet()
+    rows: list[results.QuestionResult] = []
+    contexts: list[str | None] = []
+    memory_runs: dict[str, str] = {}
+    build_seconds = 0.0
+    for conv in convs:
+        found = items_for(conv, options)
+        every.extend(found)
+        if not found.items:
+            continue
+        t0 = time.perf_counter()
+        if v.name == "full-context":
+            system = FullContext(conv.messages)
+        elif v.name == "rag-4096":
+            system = Rag(conv.messages, clients.embedder, budget=options.rag_budget)
+        else:
+            run_id = ensure_memory(store, conv, cfg, clients, source=source,
+                                   fmt=transcript.format, progress=progress)
+            memory_runs[conv.id] = run_id
+            system = _retriever(store, run_id, v, asked, clients.embedder)
+        build_seconds += time.perf_counter() - t0
+        answered = _answer_all(found.items, system, clients, judge, options.benchmark,
+                               cfg, conv, progress)
+        for row, context in answered:
+            rows.append(row)
+            contexts.append(context)
+        clients.drain_calls()
+
+    summary = results.summarize(rows)
+    summary["skipped"] = every.skipped()
+    summary["issues"] = [i.model_dump() for i in every.issues
+                         if i.reason not in (qa.ADVERSARIAL, qa.NOT_CHOSEN)]
+    summary["judge"] = {"model": judge.label, **judge.totals()} if judge else \
+        {"model": None, "note": OFFLINE_JUDGE_NOTE}
+    summary["k"] = options.k
+    summary["build_seconds"] = round(build_seconds, 3)
+    run = results.EvalRun(
+        id=results.new_eval_id(), created_at=results.created_now(), benchmark=options.benchmark,
+        variant=v.name, source=source, decider=clients.decider.label,
+        judge=judge.label if judge else None, config=asked,
+        options=options.model_dump(), memory_runs=memory_runs, summary=summary,
+        seconds=time.perf_counter() - started)
+    results.save(store, run, rows, contexts)
+    return run
+
+
+def _retriever(store: Store, run_id: str, v, config: PipelineConfig, embedder):
+    state = load_state(store, run_id, embedder.dim)
+    messages = {m.id: m for m in records.load_messages(store, run_id)}
+    return NemoriRetriever(v, state, messages, config, embedder)
+
+
+def _answer_all(items, system, clients, judge, benchmark, cfg, conv, progress):
+    by_id = {m.id: m for m in conv.messages}
+    total, done = len(items), 0
+
+    def one(item):
+        return _answer_one(item, system, clients, judge, benchmark, by_id)
+
+    # an LLM answers many questions at once (the gateway caps concurrency); the offline engine
+    # is bound by the same two cores either way, and one worker keeps its latencies honest
+    workers = 1 if clients.decider.label == OFFLINE_LABEL else cfg.concurrency
+    out = []
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for result in pool.map(one, items):
+            out.append(result)
+            done += 1
+            if progress:
+                progress(EvalProgress("answer", conv.id, done, total))
+    return out
+
+
+def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: dict):
+    started = time.perf_counter()
+    vec = clients.embedder.embed([item.question])[0]
+    found = system(item.question, vec)
+    retrieved_at = time.perf_counter()
+    context = found.context
+    if item.question_date:
+        # LongMemEval asks "how many days ago": the answer needs the day it is asked
+        context = f"Current date: {item.question_date}\n\n{context}"
+    decision = clients.decider.answer(item.question, context)
+    finished = time.perf_counter()
+    answer = decision.answer.strip()
+    verdict = judge(benchmark, item, answer) if judge else None
+
+    hit = set(found.message_ids or [])
+    evidence = []
+    for e in item.evidence:
+        m = by_id.get(e.message_id) if e.message_id else None
+        evidence.append({"ref": e.ref, "message_id": e.message_id, "found": e.message_id in hit,
+                         "speaker": m.speaker if m else "", "text": m.text if m else ""})
+    checkable = item.checkable and found.message_ids is not None
+    share = sum(e["found"] for e in evidence) / len(evidence) if checkable else None
+    row = results.QuestionResult(
+        item_id=item.id, conversation_id=item.conversation_id, category=item.category,
+        question=item.question, gold=item.answer, answer=answer,
+        f1=f1(answer, item.answer), bleu1=bleu1(answer, item.answer),
+        correct=verdict.correct if verdict else None, verdict=verdict.label if verdict else None,
+        verdict_reason=verdict.reason if verdict else "", evidence=evidence,
+        recall=(1.0 if share == 1.0 else 0.0) if checkable else None, evidence_share=share,
+        context_tokens=found.context_tokens,
+        retrieval_ms=(retrieved_at - started) * 1000, total_ms=(finished - started) * 1000,
+        retrieved=found.rows, abstention=item.abstention, question_date=item.question_date,
+        fallback=decision.fallback, notes=item.notes)
+    # the whole transcript is not stored once per question: its size and the evidence are
+    return row, None if found.rows.get("full_context") else found.context
