@@ -7,4 +7,4 @@ from nemori_ui.ui.state import init_state
 
 st.set_page_config(page_title="Nemori Inspector", page_icon="🧠", layout="wide")
 init_state()
-st.navigation(navigation_pages()).run()
+st.navigation(navigation_pages(), expanded=True).run()

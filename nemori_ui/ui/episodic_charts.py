@@ -51,34 +51,38 @@ def show_html(fragment: str) -> None:
 
 def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[int],
                   sessions: list[dict]) -> go.Figure:
-    """One cell per message, coloured by episode, over a thin strip of sessions."""
-    fig = go.Figure()
+    """One cell per message, coloured by episode, over a thin strip of sessions.
+
+    Every layer is a single trace (colours per point, lines joined with gaps): a trace or a
+    shape per episode and per edge made the page take seconds on long transcripts.
+    """
     n = len(frame)
     order = list(dict.fromkeys(v for v in frame[color_by] if v))
     colour = {eid: PALETTE[i % len(PALETTE)] for i, eid in enumerate(order)}
-    line = dict(width=0.5 if n <= 200 else 0, color="white")
-    for eid, part in frame.groupby(frame[color_by].replace("", "(not processed yet)"),
-                                   sort=False):
-        fig.add_bar(
-            x=part["pos"], y=[1] * len(part), base=0, width=1, name=eid,
-            marker=dict(color=colour.get(eid, PENDING), line=line),
-            customdata=[[hover(r.speaker, 40), hover(r.text), r.message, r.time,
-                         r.raw_episode or "–", r.episode or "–", r.window]
-                        for r in part.itertuples(index=False)],
-            hovertemplate=("<b>%{customdata[2]}</b> · %{customdata[3]} · window "
-                           "%{customdata[6]}<br><b>%{customdata[0]}</b>: %{customdata[1]}"
-                           "<br>raw episode %{customdata[4]} → episode %{customdata[5]}"
-                           "<extra></extra>"))
+    fig = go.Figure(go.Bar(
+        x=frame["pos"], y=[1] * n, base=0, width=1, showlegend=False,
+        marker=dict(color=[colour.get(v, PENDING) for v in frame[color_by]],
+                    line=dict(width=0.5 if n <= 200 else 0, color="white")),
+        customdata=[[hover(r.speaker, 40), hover(r.text), r.message, r.time,
+                     r.raw_episode or "–", r.episode or "–", r.window]
+                    for r in frame.itertuples(index=False)],
+        hovertemplate=("<b>%{customdata[2]}</b> · %{customdata[3]} · window "
+                       "%{customdata[6]}<br><b>%{customdata[0]}</b>: %{customdata[1]}"
+                       "<br>raw episode %{customdata[4]} → episode %{customdata[5]}"
+                       "<extra></extra>")))
     shades = ["#868e96", "#ced4da"]
-    for i, span in enumerate(sessions):
-        xs = list(range(span["first"], span["last"] + 1))
-        fig.add_bar(x=xs, y=[0.22] * len(xs), base=-0.32, width=1, showlegend=False,
-                    marker=dict(color=shades[i % 2], line=dict(width=0)),
-                    hovertemplate=f"session {span['session']}<extra></extra>")
-    for k in range(1, (n - 1) // max(1, window) + 1):
-        fig.add_vline(x=k * window + 0.5, line=dict(color="#495057", width=1, dash="dot"))
-    for pos in cuts:
-        fig.add_vline(x=pos - 0.5, line=dict(color="#212529", width=2, dash="dash"))
+    strip = [(x, shades[i % 2], span["session"]) for i, span in enumerate(sessions)
+             for x in range(span["first"], span["last"] + 1)]
+    fig.add_bar(x=[x for x, _, _ in strip], y=[0.22] * len(strip), base=-0.32, width=1,
+                showlegend=False, marker=dict(color=[c for _, c, _ in strip], line=dict(width=0)),
+                customdata=[s for _, _, s in strip],
+                hovertemplate="session %{customdata}<extra></extra>")
+    edges = [k * window + 0.5 for k in range(1, (n - 1) // max(1, window) + 1)]
+    for xs, style in ((edges, dict(color="#495057", width=1, dash="dot")),
+                      ([p - 0.5 for p in cuts], dict(color="#212529", width=2, dash="dash"))):
+        fig.add_scatter(x=[v for x in xs for v in (x, x, None)],
+                        y=[v for _ in xs for v in (-0.05, 1.05, None)], mode="lines",
+                        line=style, hoverinfo="skip", showlegend=False)
     at = frame.set_index("pos")
     fig.add_scatter(x=[p - 0.5 for p in cuts], y=[1.12] * len(cuts), mode="markers",
                     marker=dict(symbol="triangle-down", size=11, color="#212529"),
@@ -89,8 +93,7 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
                                    " of window %{customdata[2]})<br>%{customdata[3]}"
                                    "<extra></extra>"))
     fig.update_layout(
-        barmode="overlay", bargap=0, height=300, margin=dict(l=10, r=10, t=10, b=40),
-        showlegend=len(order) <= 30, legend=dict(orientation="h", y=-0.3, title=None),
+        barmode="overlay", bargap=0, height=260, margin=dict(l=10, r=10, t=10, b=40),
         xaxis=dict(title="message (transcript order)", range=[0.5, n + 0.5], showgrid=False),
         yaxis=dict(range=[-0.4, 1.25], tickvals=[-0.21, 0.5], ticktext=["session", "episode"],
                    showgrid=False, zeroline=False))

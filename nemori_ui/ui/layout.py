@@ -9,27 +9,31 @@ from ..core.views.run_data import RunData
 from .safe import md_escape
 from .state import current_run, init_state, list_runs, run_data
 
+# (file, title, icon, section): the sections group the navigation so every page stays in view
 PAGES = [
-    ("pages/overview.py", "Overview", "🏠"),
-    ("pages/run.py", "Run", "▶️"),
-    ("pages/partitions.py", "Partitions", "🧩"),
-    ("pages/episodes.py", "Episodes", "📖"),
-    ("pages/prediction_error.py", "Prediction error", "🎯"),
-    ("pages/knowledge.py", "Knowledge", "🧠"),
-    ("pages/memory_map.py", "Memory map", "🗺️"),
-    ("pages/ask.py", "Ask", "💬"),
-    ("pages/calls.py", "Calls and cost", "🧾"),
-    ("pages/demo.py", "Prediction demo", "🎬"),
-    ("pages/tuning.py", "Tuning", "🎛️"),
-    ("pages/compare.py", "Compare runs", "⚖️"),
-    ("pages/timeline.py", "Memory over time", "⏱️"),
-    ("pages/evaluation.py", "Evaluation", "📊"),
+    ("pages/overview.py", "Overview", "🏠", "Start"),
+    ("pages/run.py", "Run", "▶️", "Start"),
+    ("pages/demo.py", "Prediction demo", "🎬", "Start"),
+    ("pages/partitions.py", "Partitions", "🧩", "Stages"),
+    ("pages/episodes.py", "Episodes", "📖", "Stages"),
+    ("pages/prediction_error.py", "Prediction error", "🎯", "Stages"),
+    ("pages/knowledge.py", "Knowledge", "🧠", "Stages"),
+    ("pages/memory_map.py", "Memory map", "🗺️", "Explore"),
+    ("pages/ask.py", "Ask", "💬", "Explore"),
+    ("pages/timeline.py", "Memory over time", "⏱️", "Explore"),
+    ("pages/calls.py", "Calls and cost", "🧾", "Explore"),
+    ("pages/tuning.py", "Tuning", "🎛️", "Research"),
+    ("pages/compare.py", "Compare runs", "⚖️", "Research"),
+    ("pages/evaluation.py", "Evaluation", "📊", "Research"),
 ]
 
 
-def navigation_pages() -> list:
-    return [st.Page(path, title=title, icon=icon, default=(i == 0))
-            for i, (path, title, icon) in enumerate(PAGES)]
+def navigation_pages() -> dict[str, list]:
+    sections: dict[str, list] = {}
+    for i, (path, title, icon, section) in enumerate(PAGES):
+        sections.setdefault(section, []).append(
+            st.Page(path, title=title, icon=icon, default=(i == 0)))
+    return sections
 
 
 def sidebar() -> None:

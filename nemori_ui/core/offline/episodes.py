@@ -77,7 +77,8 @@ def title(messages: list[Message], vectors: np.ndarray) -> str:
     """A searchable title: who, when, and the sentence closest to the episode's centre."""
     centroid = vectors.mean(axis=0)
     best = int(np.argmax(vectors @ centroid))
-    key = " ".join(words(messages[best].text)[:14]) or messages[best].text[:80]
+    tokens = messages[best].text.split()
+    key = " ".join(tokens[:16]) + (" …" if len(tokens) > 16 else "")
     when = messages[0].timestamp
     return f"{_speakers(messages)}{', ' + day(when) if when else ''}: {key}"
 

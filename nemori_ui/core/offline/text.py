@@ -49,10 +49,18 @@ def content_words(text: str) -> list[str]:
     return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and len(w) > 2]
 
 
+# pleasantries that carry no lasting fact, however many words surround them
+SMALL_TALK = re.compile(r"\b(talk (to you )?soon|see you|good luck|wish me luck|take care|"
+                        r"well deserved|lucky you|sounds (like )?(a )?(good|great|solid)|"
+                        r"you'll be (great|fine)|congratulations|glad to hear)\b", re.I)
+
+
 def is_informative(sentence: str) -> bool:
     """A sentence worth keeping as knowledge: a statement with some substance."""
     stripped = sentence.strip()
     if stripped.endswith("?") or FILLER.match(stripped):
+        return False
+    if SMALL_TALK.search(stripped) and len(words(stripped)) < 10:
         return False
     return len(words(stripped)) >= 5 and len(content_words(stripped)) >= 3
 
