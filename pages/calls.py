@@ -1,5 +1,165 @@
-"""Placeholder until the page is written."""
+"""Calls and cost: every LLM call of the run, one call in full, totals per stage and prompt,
+and a cost estimate from a price table the user edits."""
 
+import pandas as pd
+import streamlit as st
+
+from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.views import calls as views
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.safe import md_escape
 
-page_setup("calls")
+TEXT = st.column_config.TextColumn(width="large")
+
+
+def editor_key() -> str:
+    return f"price_editor_{st.session_state.price_version}"
+
+
+def set_prices(rows: list[dict]) -> None:
+    # a fresh editor key: the new table is the editor's base, with no stale pending edits
+    st.session_state.prices = rows
+    st.session_state.price_version += 1
+
+
+def commit_prices(key: str) -> None:
+    set_prices(views.apply_edits(st.session_state.prices, st.session_state[key]))
+
+
+def price_table(models: list[str]) -> dict:
+    """The editable price table, kept in the session; returns model -> (input, output)."""
+    st.session_state.setdefault("prices", views.price_rows())
+    st.session_state.setdefault("price_version", 0)
+    rows = views.with_models(st.session_state.prices, models)
+    if len(rows) != len(st.session_state.prices):
+        set_prices(rows)
+    st.caption("US dollars per million tokens. These are estimates: edit them, add a row for "
+               "another model, or clear a cell to mark a price unknown.")
+    key = editor_key()
+    table = pd.DataFrame(st.session_state.prices, columns=views.PRICE_COLUMNS).astype(
+        {"input_per_1m": "float64", "output_per_1m": "float64"})  # numeric even when all empty
+    st.data_editor(table,
+                   key=key, num_rows="dynamic", hide_index=True, placeholder="unknown",
+                   on_change=commit_prices, args=(key,),
+                   column_config={
+                       "model": st.column_config.TextColumn("model", required=True),
+                       "input_per_1m": st.column_config.NumberColumn(
+                           "input $/1M", min_value=0.0, format="%.3f"),
+                       "output_per_1m": st.column_config.NumberColumn(
+                           "output $/1M", min_value=0.0, format="%.3f")})
+    st.button("Reset to the default prices", key="price_reset", on_click=set_prices,
+              args=(views.with_models(views.price_rows(), models),))
+    return views.prices_from_rows(st.session_state.prices)
+
+
+def cost_section(calls, prices: dict) -> dict:
+    cost = views.estimate_cost(calls, prices)
+    rows = []
+    for r in cost["by_model"]:
+        price_in, price_out = views.listed_price(r["model"], prices)
+        rows.append({"model": r["model"], "cost": views.format_cost(r["cost"]),
+                     "calls": r["calls"], "input_tokens": r["input_tokens"],
+                     "output_tokens": r["output_tokens"],
+                     "input $/1M": "unknown" if price_in is None else f"{price_in:g}",
+                     "output $/1M": "unknown" if price_out is None else f"{price_out:g}"})
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key="cost_by_model")
+    if cost["unknown"]:
+        st.warning("No price for " + ", ".join(md_escape(m) for m in cost["unknown"])
+                   + ": the cost is unknown until you enter one in the price table below.")
+    return cost
+
+
+def call_detail(calls) -> None:
+    by_id = {c.id: c for c in calls}
+    call_id = st.selectbox("Call", list(by_id), key="call_id",
+                           format_func=lambda i: f"{i} · {by_id[i].prompt_name} · "
+                                                 f"{by_id[i].status}"
+                                                 + (" · cached" if by_id[i].cached else ""))
+    c = by_id[call_id]
+    st.caption(f"{md_escape(c.backend)} · {md_escape(c.model)} · stage "
+               f"{md_escape(views.stage_of(c.prompt_name))} · {c.input_tokens:,} in / "
+               f"{c.output_tokens:,} out tokens · {c.latency_s:.2f} s · {c.attempts} attempt(s)"
+               + (" · served from the cache" if c.cached else ""))
+    if c.error:
+        st.error("This call failed or needed a repair.")
+        st.code(c.error, language=None, wrap_lines=True)
+    for i, message in enumerate(c.messages, start=1):
+        st.caption(f"Message {i}: {md_escape(str(message.get('role', '?')))}")
+        st.code(str(message.get("content", "")), language=None, wrap_lines=True)
+    st.caption("Response")
+    st.code(c.response_text or "(no response)", language=None, wrap_lines=True)
+    if c.parsed is not None:
+        with st.expander("Parsed reply"):
+            st.json(c.parsed)
+
+
+data = page_setup("Calls and cost")
+if data is None:
+    st.stop()
+calls = data.calls
+models = sorted({c.model for c in calls})
+
+if not calls:
+    if data.info.decider == OFFLINE_LABEL:
+        st.info("This run was decided by the offline engine: the offline engine makes no LLM "
+                "calls, so there is nothing to list and nothing to pay.")
+    else:
+        st.info("No LLM call has been recorded for this run yet.")
+    with st.expander("Price table"):
+        price_table(models)
+    st.stop()
+
+spent = views.totals(calls, by="stage")
+headline = st.container()  # filled once the price table below is read
+
+st.subheader("Totals")
+t1, t2 = st.columns(2)
+t1.caption("Per stage")
+t1.dataframe(spent, hide_index=True, key="totals_stage")
+t2.caption("Per prompt")
+t2.dataframe(views.totals(calls, by="prompt"), hide_index=True, key="totals_prompt")
+
+st.subheader("Cost estimate")
+cost_slot = st.container()  # the estimate above the table it is computed from
+p1, _ = st.columns([1, 1])
+with p1:
+    prices = price_table(models)
+with cost_slot:
+    cost = cost_section(calls, prices)
+
+m = headline.columns(4) + headline.columns(4)
+m[0].metric("Calls", len(calls))
+m[1].metric("Cached", int(spent["cached"].sum()), help="answered from the response cache: "
+                                                      "no request, no cost")
+m[2].metric("Failed", int(spent["failed"].sum()))
+m[3].metric("Latency", f"{spent['latency_s'].sum():.1f} s", help="summed over calls; "
+                                                                   "calls of a window overlap")
+m[4].metric("Input tokens", f"{int(spent['input_tokens'].sum()):,}",
+            help="tokens sent to the backend; cached calls spend none")
+m[5].metric("Output tokens", f"{int(spent['output_tokens'].sum()):,}")
+m[6].metric("Estimated cost", views.format_cost(cost["total"]),
+            help="from the price table below; unknown while a model has no price")
+
+st.subheader("Calls")
+table = views.call_table(calls)
+f1, f2, f3 = st.columns(3)
+stages = f1.multiselect("Stage", sorted(table["stage"].unique()), key="calls_stage")
+statuses = f2.multiselect("Status", sorted(table["status"].unique()), key="calls_status")
+cached = f3.selectbox("Cache", ["all", "cached", "not cached"], key="calls_cached")
+keep = pd.Series(True, index=table.index)
+if stages:
+    keep &= table["stage"].isin(stages)
+if statuses:
+    keep &= table["status"].isin(statuses)
+if cached != "all":
+    keep &= table["cached"] == (cached == "cached")
+shown = table[keep]
+st.caption(f"{len(shown)} of {len(table)} calls")
+st.dataframe(shown, hide_index=True, key="calls_table",
+             column_config={"response": TEXT, "error": TEXT,
+                            "latency_s": st.column_config.NumberColumn(format="%.3f")})
+
+st.subheader("One call")
+listed = set(shown["id"])
+call_detail([c for c in calls if c.id in listed] or calls)

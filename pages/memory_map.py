@@ -1,5 +1,97 @@
-"""Placeholder until the page is written."""
+"""Memory map: episodes and semantic memories laid out in two dimensions (UMAP or PCA).
+Select points to list them; pick one to see its nearest neighbours in the FAISS indexes."""
 
+import streamlit as st
+
+from nemori_ui.core.projection import METRICS, nearest_neighbours, point_vectors, points_frame
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.map_widgets import COLOR_BY, layout, map_figure, memory_state, run_stamp, show_map
 
-page_setup("memory_map")
+# Above this many points UMAP takes tens of seconds: PCA is shown until UMAP is asked for.
+UMAP_ON_REQUEST_FROM = 2000
+METHODS = {"umap": "UMAP", "pca": "PCA (instant)"}
+TEXT = st.column_config.TextColumn(width="large")
+
+data = page_setup("Memory map")
+if data is None:
+    st.stop()
+frame = points_frame(data)
+if frame.empty:
+    st.info("No episodes or memories with vectors in this run yet.")
+    st.stop()
+vectors = point_vectors(data, frame)
+large = len(frame) >= UMAP_ON_REQUEST_FROM
+st.caption(f"{len(frame)} points: {sum(frame['kind'] == 'episode')} episodes (◆) and "
+           f"{sum(frame['kind'] == 'memory')} semantic memories (●), one embedding space of "
+           f"dimension {vectors.shape[1]}. Faded points are superseded. Click a point, or pick the "
+           "box or lasso tool above the chart and draw, to list what it holds.")
+
+c1, c2, c3 = st.columns([1.2, 1, 1.6])
+method = c1.radio("Layout", list(METHODS), format_func=METHODS.get, horizontal=True,
+                  index=1 if large else 0, key="map_method")
+color_by = c2.selectbox("Colour by", COLOR_BY, key="map_color")
+kinds = c3.multiselect("Show", ["episode", "memory"], default=["episode", "memory"],
+                       key="map_kinds")
+superseded = c3.checkbox("Include superseded", value=True, key="map_superseded")
+with st.expander("UMAP parameters", expanded=False):
+    p1, p2, p3 = st.columns(3)
+    n_neighbors = p1.slider("n_neighbors", 2, 100, 15, key="map_n_neighbors",
+                            help="local (small) versus global (large) structure")
+    min_dist = p2.slider("min_dist", 0.0, 0.99, 0.1, 0.01, key="map_min_dist",
+                         help="how tightly points may pack")
+    metric = p3.selectbox("metric", METRICS, key="map_metric")
+    st.caption("PCA is linear and ignores these. Layouts are cached per run and parameters: "
+               "coming back to one is instant.")
+
+params = (n_neighbors, min_dist, metric)
+requested = st.session_state.setdefault("map_umap_requested", [])
+wanted = (data.run_id, run_stamp(data), *params)
+if method == "umap" and large and list(wanted) not in requested:
+    st.info(f"UMAP on {len(frame):,} points takes a while; PCA is shown until you ask for it.")
+    if st.button("Compute UMAP", key="map_compute_umap"):
+        requested.append(list(wanted))
+        st.rerun()
+    method = "pca"
+
+label = f"Laying out {len(frame):,} points with {METHODS[method]}…" + (
+    " The first UMAP after a server start also compiles its kernels (10 s to a minute)."
+    if method == "umap" else "")
+with st.spinner(label, show_time=method == "umap"):
+    xy = layout(data, vectors, method, *params)
+
+mask = frame["kind"].isin(kinds) & (superseded | (frame["status"] == "active"))
+shown, shown_xy = frame[mask].reset_index(drop=True), xy[mask.to_numpy()]
+if shown.empty:
+    st.info("Nothing to show with these filters.")
+    st.stop()
+# the selection holds row numbers of `shown`: a chart per filter keeps them meaningful
+chart_key = f"map_chart_{method}_{'-'.join(sorted(kinds))}_{superseded}"
+rows = [r for r in show_map(map_figure(shown, shown_xy, color_by), key=chart_key)
+        if r < len(shown)]
+
+st.subheader("Selection")
+if rows:
+    st.dataframe(shown.iloc[rows][["id", "kind", "status", "decision", "session", "time", "text"]],
+                 hide_index=True, key="map_selection", column_config={"text": TEXT})
+else:
+    st.caption("Nothing selected: click a point, or use the box or lasso tool of the chart.")
+
+st.subheader("Nearest neighbours")
+state = memory_state(data)
+ids = shown["id"].tolist()
+clicked = shown.iloc[rows[0]]["id"] if len(rows) == 1 else None
+if clicked and clicked != st.session_state.get("map_last_click"):
+    # a new click moves the focus; reruns that follow leave a manual choice alone
+    st.session_state.map_last_click = clicked
+    st.session_state.map_focus = clicked
+if st.session_state.get("map_focus") not in ids:
+    st.session_state.map_focus = ids[0]
+labels = dict(zip(shown["id"], shown["kind"] + " " + shown["id"] + " · " + shown["label"].str[:80]))
+focus = st.selectbox("Neighbours of", ids, format_func=labels.get, key="map_focus")
+k = st.slider("How many", 1, 30, 8, key="map_k")
+if state is not None:
+    vector = vectors[frame.index[frame["id"] == focus][0]]
+    near = nearest_neighbours(state, vector, k, exclude=focus)
+    st.caption(f"Cosine similarity in the run's FAISS indexes (active items only), "
+               f"excluding {focus} itself.")
+    st.dataframe(near, hide_index=True, key="map_neighbours", column_config={"text": TEXT})

@@ -45,7 +45,9 @@ def sidebar() -> None:
             st.caption("No run yet. Start one on the Run page.")
             return
         ids = [r.id for r in listed]
-        names = {r.id: f"{r.name} ({r.status})" for r in listed}
+        # two runs of one transcript share a name: the time tells them apart
+        names = {r.id: f"{r.name} · {r.created_at[5:16].replace('T', ' ')}"
+                       + ("" if r.status == "done" else f" ({r.status})") for r in listed}
         # the picker has its own key: run_id stays plain state that any page may set
         st.selectbox("Run", ids, index=ids.index(info.id), format_func=names.get,
                      key=f"run_picker_{info.id}", on_change=_pick_run, args=(info.id,))

@@ -1,0 +1,163 @@
+"""Two-dimensional layouts of the memory space: UMAP, or PCA when it must be instant.
+
+Episodes and semantic memories are embedded by the same model, so they share one space and
+one layout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .pipeline.state import MemoryState
+from .views.run_data import RunData
+
+Method = Literal["umap", "pca"]
+METRICS = ("cosine", "euclidean", "correlation")
+# UMAP's spectral initialisation needs more points than output dimensions plus one.
+UMAP_MIN_POINTS = 4
+
+
+
+def _one_blas_thread():
+    """A 384 x 384 eigendecomposition gains nothing from threads, and on a busy machine
+    OpenBLAS's spinning threads made it 30x slower (30 ms to 1 s) in measurements here."""
+    try:
+        from threadpoolctl import threadpool_limits  # installed with umap-learn (scikit-learn)
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+POINT_COLUMNS = ["id", "kind", "status", "session", "time", "window", "decision", "label", "text"]
+
+
+def pca_basis(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, components (2, d)) of the vectors, signs fixed so equal inputs lay out equally.
+
+    Plain numpy: no fitting library, and instant at the sizes the map shows.
+    """
+    x = np.asarray(vectors, dtype=np.float64)
+    mean = x.mean(axis=0)
+    centred = x - mean
+    with _one_blas_thread():
+        if len(x) > x.shape[1]:
+            # many points: the d x d covariance's eigenvectors, far cheaper than a tall SVD
+            _, vecs = np.linalg.eigh(centred.T @ centred)
+            top = vecs[:, ::-1][:, :2].T
+        else:
+            top = np.linalg.svd(centred, full_matrices=False)[2][:2]
+    components = np.zeros((2, x.shape[1]))
+    components[:len(top)] = top
+    for row in components:
+        peak = np.argmax(np.abs(row))
+        if row[peak] < 0:
+            row *= -1
+    return mean, components
+
+
+def pca_project(vectors: np.ndarray, basis: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Coordinates of any vectors (e.g. a query) in a basis fitted on others."""
+    mean, components = basis
+    x = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
+    return ((x - mean) @ components.T).astype(np.float32)
+
+
+def project(vectors, method: Method = "umap", n_neighbors: int = 15, min_dist: float = 0.1,
+            metric: str = "cosine", seed: int = 42) -> np.ndarray:
+    """An (n, 2) layout of the vectors, deterministic for a given seed.
+
+    PCA (numpy SVD) is linear and ignores `metric`. UMAP falls back to PCA below
+    UMAP_MIN_POINTS, and `n_neighbors` is capped at n - 1.
+    """
+    x = np.asarray(vectors, dtype=np.float32)
+    if x.ndim != 2:
+        raise ValueError(f"vectors must be a 2-d array, got shape {x.shape}")
+    n = len(x)
+    if method not in ("umap", "pca"):
+        raise ValueError(f"unknown projection method {method!r}; use 'umap' or 'pca'")
+    if n == 0:
+        return np.zeros((0, 2), dtype=np.float32)
+    if n == 1:
+        return np.zeros((1, 2), dtype=np.float32)
+    if method == "pca" or n < UMAP_MIN_POINTS:
+        return pca_project(x, pca_basis(x))
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; use one of {', '.join(METRICS)}")
+    import umap  # imported here: it loads numba, which takes seconds the PCA path never needs
+
+    reducer = umap.UMAP(n_components=2, n_neighbors=max(2, min(int(n_neighbors), n - 1)),
+                        min_dist=float(min_dist), metric=metric, random_state=seed)
+    with warnings.catch_warnings():
+        # a fixed random_state forces one thread; umap warns about it on every call
+        warnings.filterwarnings("ignore", message=".*n_jobs.*overridden.*")
+        return np.asarray(reducer.fit_transform(x), dtype=np.float32)
+
+
+def _session_and_time(message_ids, data: RunData, *, latest: bool):
+    msgs = [data.message_by_id[i] for i in message_ids if i in data.message_by_id]
+    session = min((m.session for m in msgs), default=None)
+    stamps = [m.timestamp for m in msgs if m.timestamp]
+    when = (max(stamps) if latest else min(stamps)) if stamps else None
+    return session, when
+
+
+def points_frame(data: RunData) -> pd.DataFrame:
+    """One row per episode and semantic memory that has a vector, episodes first.
+
+    `decision` is the memory's origin (new / merge / conflict / append / summary); episodes
+    are "episode", or "integrated" when they absorbed earlier ones. A memory's time is that
+    of its newest source message, when it could first have been known.
+    """
+    rows = []
+    for e in data.episodes:
+        if e.embedding is None:
+            continue
+        session, when = _session_and_time(e.message_ids, data, latest=False)
+        rows.append({"id": e.id, "kind": "episode", "status": e.status, "session": session,
+                     "time": e.start or when, "window": e.window,
+                     "decision": "integrated" if e.supersedes else "episode",
+                     "label": e.cue, "text": f"{e.cue}\n{e.narrative}"})
+    for m in data.memories:
+        if m.embedding is None:
+            continue
+        session, when = _session_and_time(m.source_message_ids, data, latest=True)
+        rows.append({"id": m.id, "kind": "memory", "status": m.status, "session": session,
+                     "time": when, "window": m.window, "decision": m.origin,
+                     "label": m.text, "text": m.text})
+    frame = pd.DataFrame(rows, columns=POINT_COLUMNS)
+    frame["session"] = frame["session"].astype("Int64")
+    # naive and zone-aware stamps (formats differ) are both read as UTC, so they compare
+    frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.tz_localize(None)
+    return frame
+
+
+def point_vectors(data: RunData, frame: pd.DataFrame) -> np.ndarray:
+    """The embedding of each row of `points_frame`, in row order."""
+    if frame.empty:
+        return np.zeros((0, 0), dtype=np.float32)
+    lookup = {**{e.id: e.embedding for e in data.episodes},
+              **{m.id: m.embedding for m in data.memories}}
+    return np.asarray([lookup[i] for i in frame["id"]], dtype=np.float32)
+
+
+def nearest_neighbours(state: MemoryState, vector, k: int = 8, exclude: str | None = None,
+                       *, kinds=("episode", "memory")) -> pd.DataFrame:
+    """The k nearest active episodes and memories to `vector` in the run's FAISS indexes,
+    best first, without `exclude` (the point itself)."""
+    rows = []
+    skip = (exclude,) if exclude else ()
+    if "episode" in kinds:
+        for eid, score in state.episode_index.search(vector, k, exclude=skip):
+            e = state.episodes[eid]
+            rows.append({"kind": "episode", "id": eid, "score": round(score, 4), "text": e.cue})
+    if "memory" in kinds:
+        for mid, score in state.memory_index.search(vector, k, exclude=skip):
+            rows.append({"kind": "memory", "id": mid, "score": round(score, 4),
+                         "text": state.memories[mid].text})
+    frame = pd.DataFrame(rows, columns=["kind", "id", "score", "text"])
+    return frame.sort_values("score", ascending=False, kind="stable").head(k).reset_index(drop=True)
