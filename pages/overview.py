@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from nemori_ui.core.summary import run_summary
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.state import get_store
+from nemori_ui.ui.state import current_run, summary as run_figures
 from nemori_ui.ui.tuning_widgets import run_demo_pair
 
 data = page_setup("Nemori Inspector", needs_run=False)
@@ -29,7 +28,7 @@ if st.button("Demo prediction error on the sample", key="overview_demo",
 
 if data is not None:
     st.subheader("Current run")
-    summary = run_summary(get_store(), data.run_id)
+    summary = run_figures(current_run())
     st.text(summary["name"])
     cols = st.columns(6)
     cols[0].metric("Messages", summary["messages"])

@@ -14,6 +14,8 @@ import streamlit as st
 from ..core.config import PipelineConfig
 from ..core.store import Store, default_home, open_store
 from ..core.store import runs
+from ..core.summary import run_summary
+from ..core.tuning.sweep import point_figures
 from ..core.views.run_data import RunData, load_run_data
 
 DEFAULTS = {
@@ -69,8 +71,34 @@ def _run_data(home_path: str, run_id: str, stamp: str) -> RunData:
 
 
 def run_data(info: runs.RunInfo) -> RunData:
-    return _run_data(str(home()), info.id, f"{info.updated_at}|{info.windows_done}|{info.status}")
+    return _run_data(str(home()), info.id, _stamp(info))
+
+
+def _stamp(info: runs.RunInfo) -> str:
+    return f"{info.updated_at}|{info.windows_done}|{info.status}"
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _summary(home_path: str, run_id: str, stamp: str) -> dict:
+    return run_summary(_store_for(home_path), run_id)
+
+
+def summary(info: runs.RunInfo) -> dict:
+    """The run's headline figures, recomputed only when the run changed."""
+    return _summary(str(home()), info.id, _stamp(info))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _point(home_path: str, run_id: str, stamp: str) -> dict:
+    return point_figures(_store_for(home_path), run_id)
+
+
+def sweep_point(info: runs.RunInfo) -> dict:
+    """A finished run's figures as a sweep point, recomputed only when the run changed."""
+    return _point(str(home()), info.id, _stamp(info))
 
 
 def clear_data_cache() -> None:
     _run_data.clear()
+    _summary.clear()
+    _point.clear()

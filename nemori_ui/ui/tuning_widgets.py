@@ -16,10 +16,10 @@ from ..core.pipeline.runner import run_windows, start_run
 from ..core.projection import pca_basis, pca_project
 from ..core.store import runs
 from ..core.transcripts import load_transcript
-from ..core.tuning.sweep import flat, point_figures
+from ..core.tuning.sweep import flat
 from ..core.views.run_data import RunData
 from .safe import html_text
-from .state import clear_data_cache, get_store, list_runs
+from .state import clear_data_cache, get_store, list_runs, sweep_point
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample_conversation.txt"
 FIGURES = ["episodes", "integrated", "insights", "active_memories", "merges", "conflicts",
@@ -28,10 +28,9 @@ FIGURES = ["episodes", "integrated", "insights", "active_memories", "merges", "c
 
 def sibling_points(info: runs.RunInfo) -> pd.DataFrame:
     """Every finished run of the same conversation is a point of one big sweep."""
-    store = get_store()
     same = [r for r in list_runs() if r.conversation_id == info.conversation_id
             and r.source == info.source and r.status == "done"]
-    return pd.DataFrame([flat(point_figures(store, r.id)) for r in same])
+    return pd.DataFrame([flat(sweep_point(r)) for r in same])
 
 
 def line_plots(frame: pd.DataFrame, param: str, figure: str) -> go.Figure:
