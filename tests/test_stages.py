@@ -204,3 +204,19 @@ def test_naive_management_appends_without_asking():
     state, old, other, log = _consolidate("conflict", [1], management="naive")
     assert len(state.active_memories()) == 3
     assert log.events[0].payload["action"] == "new" and "naive" in log.events[0].payload["skipped"]
+
+
+def test_merge_into_an_identical_text_keeps_the_memory_as_it_is():
+    emb, state = HashEmbedder(), MemoryState(64)
+    old = _memory(state, emb, "maya drinks green tea now")
+    m = msgs("maya drinks green tea")
+    ep = _episode(state, emb, m, {x.id: x for x in m})
+    decider, log = ScriptedDecider(), EventLog(0, 0)
+    decider.enqueue("consolidate", ConsolidationDecision(action="merge", targets=[1],
+                                                         merged_text="maya drinks green tea now"))
+    consolidate(decider, emb, state, ep, [Insight(text="maya drinks green tea now",
+                                                  source_message_ids=["m0001"])],
+                PipelineConfig(), log)
+    assert [x.id for x in state.active_memories()] == [old.id] and len(state.memories) == 1
+    payload = log.events[0].payload
+    assert payload["unchanged"] and payload["result_id"] == old.id

@@ -97,7 +97,14 @@ def test_history_of_a_conflict_shows_what_it_replaced_and_when(data):
 
 
 def test_history_walks_a_longer_chain_both_ways_from_its_middle(data):
-    middle = next(m for m in data.memories if m.supersedes and m.superseded_by)
+    import copy
+    # lengthen the conflict's chain by one earlier version: first → old → new
+    data = copy.deepcopy(data)
+    event = conflict_event(data)
+    middle = data.memory_by_id[event.payload["targets"][0]]
+    first = next(m for m in data.memories if m.status == "active" and not m.supersedes
+                 and m.id != event.payload["result_id"])
+    first.status, first.superseded_by, middle.supersedes = "superseded", middle.id, [first.id]
     versions = kv.history(data, middle.id)
     ids = [v["id"] for v in versions]
     assert len(ids) >= 3

@@ -111,14 +111,14 @@ def _consolidate_one(decider: Decider, state: MemoryState, episode: Episode, ins
                 repairs.append("merge without merged text: joined the targets and the insight")
         if repairs:
             payload["repair"] = "; ".join(repairs)
-            if len(targets) == 1 and text == targets[0].text:
-                # superseding a memory with an identical copy would only add a version
-                payload.update(action="merge", targets=[targets[0].id], result_id=targets[0].id,
-                               result_text=text, unchanged=True)
-                log.emit("consolidate", payload, episode_ids=[episode.id],
-                         message_ids=insight.source_message_ids, memory_ids=[targets[0].id],
-                         call_ids=call_ids)
-                return
+        if action == "merge" and len(targets) == 1 and text == targets[0].text:
+            # superseding a memory with an identical copy would only add a version
+            payload.update(action="merge", targets=[targets[0].id], result_id=targets[0].id,
+                           result_text=text, unchanged=True)
+            log.emit("consolidate", payload, episode_ids=[episode.id],
+                     message_ids=insight.source_message_ids, memory_ids=[targets[0].id],
+                     call_ids=call_ids)
+            return
     memory = SemanticMemory(
         id=state.next_memory_id(), text=text,
         origin="append" if config.management == "naive" else action,

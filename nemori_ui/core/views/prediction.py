@@ -13,8 +13,9 @@ from ..models import StageEvent
 from .episodes import fmt_time, message_span
 from .run_data import RunData
 
-SURPRISE_DEFINITION = ("surprise = insights stored ÷ raw messages in the episode "
-                       "(0: the prediction held everything; 1: one new fact per message)")
+SURPRISE_DEFINITION = ("surprise = insights that changed memory ÷ raw messages in the episode "
+                       "(0: the prediction held everything; 1: one new fact per message); an "
+                       "insight merged into an identical memory was already known")
 LEARNT, PREDICTED, PLAIN = "learnt", "predicted, not stored", "plain"
 
 
@@ -37,12 +38,18 @@ def _cue(data: RunData, episode_id: str) -> str:
 def surprise_table(data: RunData) -> pd.DataFrame:
     """One row per distilled episode, in the order the memory met them."""
     pos = {m.id: i for i, m in enumerate(data.messages, start=1)}
+    # one consolidation event per insight (or per episode for the flat summary)
+    known: dict[str, int] = {}
+    for ev in data.stage("consolidate"):
+        if ev.payload.get("unchanged"):
+            eid = ev.payload.get("episode_id")
+            known[eid] = known.get(eid, 0) + 1
     rows = []
     for order, ev in enumerate(_distill_events(data), start=1):
         p = ev.payload
         eid = p.get("episode_id")
         n = p.get("raw_messages") or len(ev.message_ids)
-        insights = len(p.get("insights") or [])
+        insights = len(p.get("insights") or []) - known.get(eid, 0)
         places = sorted(pos[i] for i in ev.message_ids if i in pos)
         rows.append({"order": order, "episode": eid, "cue": _cue(data, eid),
                      "window": ev.window + 1, "mode": p.get("mode", ""), "messages": n,
