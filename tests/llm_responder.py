@@ -58,6 +58,22 @@ def _partition(text: str) -> dict:
                           "topic": f"messages {s} onwards"} for s in starts]}
 
 
+def damaged_partition(text: str, how: str) -> dict:
+    """The partition a careless model returns: index 2 left out ("missing"), or the last index
+    given again in the first episode ("repeated")."""
+    episodes = _partition(text)["episodes"]
+    groups = [e["indices"] for e in episodes]
+    if how == "missing":
+        for group in groups:
+            if 2 in group:
+                group.remove(2)
+    elif how == "repeated":
+        groups[0].append(groups[-1][-1])
+    else:
+        raise ValueError(f"unknown damage {how!r}")
+    return {"episodes": [e for e in episodes if e["indices"]]}
+
+
 def _narrate(text: str) -> dict:
     lines = _LINE.findall(text)
     first = lines[0]

@@ -7,6 +7,9 @@ error mapping are exercised over real sockets rather than by patching SDK intern
         openai_server.responder = lambda req: {"answer": "42"}   # str | dict | ServerReply
         openai_server.fault("429", "timeout")                     # consumed before the responder
         client = openai.OpenAI(api_key="k", base_url=openai_server.url, max_retries=0)
+
+    openai_server.fault_rate(0.2, ["429", "drop"], seed=7)   # then faults at a rate
+    openai_server.delay, openai_server.token_delay = 0.1, 0.002  # a model's latency
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ import socket
 import struct
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 import pytest
 
@@ -58,6 +61,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: dict[str, Any]
     at: float
+    fault: FaultKind | None = None         # the fault this request met, if any
 
     @property
     def response_format(self) -> dict | None:
@@ -87,12 +91,15 @@ class OpenAIServer:
         self.timeout_sleep = timeout_sleep
         self.api_key = api_key                 # when set, other keys get an OpenAI-style 401
         self.delay = 0.0                       # stall before every answer (concurrency tests)
+        self.token_delay = 0.0                 # and per completion token of a chat reply
         self.responder: Callable[[dict], str | dict | ServerReply] | None = None
         self.embedder: Callable[[str], list[float]] | None = None
         self.errors: list[str] = []            # exceptions raised by a responder
         self.in_flight = 0
         self.max_in_flight = 0
         self._faults: dict[str, deque[Fault]] = {"chat": deque(), "embeddings": deque()}
+        self._rates: dict[str, tuple[float, tuple[FaultKind, ...], int]] = {}
+        self._sent: Counter[str] = Counter()   # how often each request body came in
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._ids = 0
@@ -107,10 +114,26 @@ class OpenAIServer:
                 self._faults[endpoint].append(f if isinstance(f, Fault) else Fault(f))
         return self
 
+    def fault_rate(self, rate: float, kinds: Sequence[FaultKind], *, seed: int = 0,
+                   endpoint: Endpoint = "chat") -> OpenAIServer:
+        """Meet each later request (scripted faults first) with one of `kinds` at `rate`.
+
+        The draw depends only on the seed, the body and how often that body came before: the
+        same faults whatever order concurrent requests arrive in, and a retry draws afresh.
+        """
+        with self._lock:
+            self._rates[endpoint] = (rate, tuple(kinds), seed)
+        return self
+
     @property
     def requests(self) -> list[RecordedRequest]:
         with self._lock:
             return list(self._requests)
+
+    @property
+    def injected(self) -> Counter[str]:
+        """Faults served so far, scripted or drawn, by kind."""
+        return Counter(r.fault for r in self.requests if r.fault)
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
@@ -152,20 +175,29 @@ class OpenAIServer:
 
     # -- answering (called from handler threads) -------------------------------------------
 
-    def _record(self, path: str, headers: dict[str, str], body: dict) -> None:
+    def _record(self, path: str, headers: dict[str, str], body: dict) -> RecordedRequest:
         with self._lock:
             self._requests.append(RecordedRequest(path, headers, body, time.monotonic()))
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self._ids += 1
+            return self._requests[-1]
 
     def _done(self) -> None:
         with self._lock:
             self.in_flight -= 1
 
-    def _next_fault(self, endpoint: str) -> Fault | None:
+    def _next_fault(self, endpoint: str, body: dict | None = None) -> Fault | None:
         with self._lock:
-            return self._faults[endpoint].popleft() if self._faults[endpoint] else None
+            fault = self._faults[endpoint].popleft() if self._faults[endpoint] else None
+            if fault is None and endpoint in self._rates:
+                rate, kinds, seed = self._rates[endpoint]
+                digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+                self._sent[digest] += 1
+                rng = random.Random(f"{seed}:{digest}:{self._sent[digest]}")
+                if rng.random() < rate:
+                    fault = Fault(rng.choice(kinds))
+            return fault
 
     def _chat(self, body: dict) -> ServerReply:
         if self.responder is None:
@@ -232,7 +264,8 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = {"_raw": raw.decode("utf-8", "replace")}
         endpoint = "embeddings" if self.path.rstrip("/").endswith("/embeddings") else "chat"
-        owner._record(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.recorded = owner._record(self.path, headers, body)
         try:
             self._answer(owner, endpoint, body)
         except (BrokenPipeError, ConnectionResetError):
@@ -250,8 +283,9 @@ class _Handler(BaseHTTPRequestHandler):
                                           "invalid_request_error", "invalid_api_key"))
         if owner.delay:
             time.sleep(owner.delay)
-        fault = owner._next_fault(endpoint)
+        fault = owner._next_fault(endpoint, body)
         if fault is not None:
+            self.recorded.fault = fault.kind
             if fault.kind == "drop":
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
@@ -283,7 +317,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send(400, _error(f"responder raised {exc!r}", "test_error"))
         if reply.body is not None or reply.status != 200:
             return self._send(reply.status, reply.body or {}, reply.headers)
-        return self._send(200, owner._chat_body(body, reply), reply.headers)
+        answer = owner._chat_body(body, reply)
+        if owner.token_delay:
+            # a model writes its reply token by token: the longer the reply, the longer the wait
+            time.sleep(owner.token_delay * _estimate(reply.content or ""))
+        return self._send(200, answer, reply.headers)
 
     def _send(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode("utf-8")

@@ -30,6 +30,8 @@ def add_parser(sub) -> None:
     p.add_argument("--variant", choices=["nemori", "nemori-s"], default="nemori")
     p.add_argument("--management", choices=["native", "naive", "summary"], default="native")
     p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--index", choices=["flat", "hnsw", "ivf"], default="flat",
+                   help="FAISS index: flat (exact, default), hnsw or ivf (approximate)")
     p.add_argument("--name", help="a name for the run")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -40,7 +42,8 @@ def config_from(args) -> PipelineConfig:
     return PipelineConfig(backend=args.backend, model=args.model, base_url=args.base_url,
                           embedder=args.embedder, window=args.window, tau=args.tau, k_e=args.k_e,
                           k_s=args.k_s, k_m=args.k_m, variant=args.variant,
-                          management=args.management, concurrency=args.concurrency)
+                          management=args.management, concurrency=args.concurrency,
+                          index=args.index)
 
 
 def run(args) -> int:

@@ -12,6 +12,7 @@ Backend = Literal["offline", "openai"]
 EmbedderName = Literal["minilm", "openai"]
 Variant = Literal["nemori", "nemori-s"]
 Management = Literal["native", "naive", "summary"]
+IndexKind = Literal["flat", "hnsw", "ivf"]
 
 
 class OfflineThresholds(BaseModel):
@@ -45,6 +46,7 @@ class PipelineConfig(BaseModel):
     answer_temperature: float = 0.0
     concurrency: int = Field(8, ge=1, le=64)
     structured_output: Literal["json_schema", "json_object"] = "json_schema"
+    index: IndexKind = "flat"                      # FAISS: exact, or approximate (hnsw, ivf)
     offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
 
     @property

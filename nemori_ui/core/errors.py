@@ -23,6 +23,10 @@ class StoreError(RuntimeError):
     """The run store cannot be used (locked, corrupt, newer schema). Nothing stored is lost."""
 
 
+class RunTaken(StoreError):
+    """Another process is running the same run and saved a window first; this one stopped."""
+
+
 class LLMFailure(RuntimeError):
     """An LLM call that failed after its retries and repair. The caller decides the fallback."""
 

@@ -16,7 +16,7 @@ from .models import Message
 from .pipeline.decisions import Decider
 from .pipeline.state import MemoryState
 from .store import Store
-from .store import records
+from .store import records, runs
 
 
 class Retrieval(BaseModel):
@@ -34,8 +34,10 @@ def count_tokens(text: str) -> int:
 
 
 def load_state(store: Store, run_id: str, dim: int) -> MemoryState:
+    # searched through the same kind of index the run was built with
     return MemoryState.restore(dim, records.load_episodes(store, run_id),
-                               records.load_memories(store, run_id))
+                               records.load_memories(store, run_id),
+                               index_kind=runs.config_of(store, run_id).index)
 
 
 def retrieve(question: str, question_vec: np.ndarray, state: MemoryState,

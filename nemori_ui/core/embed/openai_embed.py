@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import openai
 
+from ..llm.openai_backend import PLACEHOLDER_KEY
 from .base import unit_rows
 
 KNOWN_DIMS = {
@@ -35,6 +36,16 @@ def _retry_after(exc: Exception) -> float | None:
         return float(value) if value is not None else None
     except (TypeError, ValueError):
         return None
+
+
+def _scrub(value: Any, secret: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(secret, "***")
+    if isinstance(value, dict):
+        return {k: _scrub(v, secret) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_scrub(v, secret) for v in value)
+    return value
 
 
 class OpenAIEmbedder:
@@ -83,6 +94,17 @@ class OpenAIEmbedder:
         # Servers other than OpenAI do not always return unit vectors; cosine needs them.
         return unit_rows(out)
 
+    def _without_key(self, exc: Exception) -> Exception:
+        """The same error with the API key masked: a server refusing a key may quote it (a 401
+        does), and the message goes on to the run store, the terminal and the page."""
+        key = getattr(self._client, "api_key", None)
+        if isinstance(key, str) and len(key) >= 4 and key != PLACEHOLDER_KEY:
+            exc.args = _scrub(exc.args, key)
+            for name in ("message", "body"):
+                if getattr(exc, name, None) is not None:
+                    setattr(exc, name, _scrub(getattr(exc, name), key))
+        return exc
+
     def _request(self, batch: list[str]) -> np.ndarray:
         for attempt in range(self.retries + 1):
             try:
@@ -91,7 +113,7 @@ class OpenAIEmbedder:
                 break
             except Exception as exc:  # noqa: BLE001 - re-raised unless retryable
                 if attempt == self.retries or not _retryable(exc):
-                    raise
+                    raise self._without_key(exc)
                 wait = _retry_after(exc)
                 if wait is None:
                     wait = self.backoff * (2 ** attempt) * (1 + random.random() * 0.25)

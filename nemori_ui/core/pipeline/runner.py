@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..config import PipelineConfig
 from ..embed import Embedder
+from ..errors import RunTaken
 from ..models import Conversation, LLMCallRecord
 from ..store import Store
 from ..store import records, runs
@@ -67,7 +68,7 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
     by_id = {m.id: m for m in messages}
     windows = make_windows(messages, config.window)
     state = MemoryState.restore(clients.embedder.dim, records.load_episodes(store, run_id),
-                                records.load_memories(store, run_id))
+                                records.load_memories(store, run_id), index_kind=config.index)
     clients.drain_calls()  # calls made before this run started belong to nobody's window
     runs.set_status(store, run_id, "running")
     started = time.perf_counter()
@@ -86,6 +87,11 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
                         llm=clients.llm_totals()))
     except KeyboardInterrupt:
         runs.set_status(store, run_id, "interrupted", add_seconds=time.perf_counter() - started)
+        raise
+    except RunTaken:
+        # the status is the other process's to set, unless it finished before this one began
+        if runs.get_run(store, run_id).windows_done >= len(windows):
+            runs.set_status(store, run_id, "done")
         raise
     except Exception as exc:
         runs.set_status(store, run_id, "failed", error=f"{type(exc).__name__}: {exc}",

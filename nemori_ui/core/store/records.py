@@ -8,6 +8,7 @@ from typing import Iterable
 
 import numpy as np
 
+from ..errors import RunTaken
 from ..models import Episode, LLMCallRecord, Message, SemanticMemory, StageEvent
 from .db import Store, now_iso
 
@@ -31,8 +32,15 @@ def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Ep
 
     A run killed before this commit redoes the window on resume (its LLM replies come from the
     cache); one killed after it resumes at the next window. Either way nothing is duplicated.
+    Two processes resuming the same run both compute the window; only the first may save it.
     """
     with store.tx() as conn:
+        claimed = conn.execute("UPDATE runs SET windows_done = ?, updated_at = ? "
+                               "WHERE id = ? AND windows_done = ?",
+                               (window + 1, now_iso(), run_id, window)).rowcount
+        if claimed != 1:
+            raise RunTaken(f"run {run_id} is being run by another process, which saved window "
+                           f"{window + 1} first; this process stopped without writing it")
         conn.executemany(
             "INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, e.id, e.window, e.cue, e.narrative, json.dumps(e.message_ids), e.status,
@@ -51,8 +59,6 @@ def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Ep
         conn.executemany(
             "INSERT OR REPLACE INTO llm_calls VALUES (?, ?, ?, ?, ?)",
             [(run_id, c.id, window, c.prompt_name, c.model_dump_json()) for c in calls])
-        conn.execute("UPDATE runs SET windows_done = ?, updated_at = ? WHERE id = ?",
-                     (window + 1, now_iso(), run_id))
 
 
 def load_messages(store: Store, run_id: str) -> list[Message]:
