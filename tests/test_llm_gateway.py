@@ -392,3 +392,19 @@ def test_scripted_backend_is_thread_safe():
     with ThreadPoolExecutor(8) as pool:
         assert all(pool.map(work, range(8)))
     assert backend.pending == 0 and gw.totals()["calls"] == 40
+
+
+def test_a_server_that_answers_nothing_stops_the_run_after_a_few_calls():
+    backend = ScriptedBackend()
+    refused = RuntimeError("401 invalid api key")
+    backend.enqueue(refused, refused, {"topics": [], "note": "ok"}, refused, refused, refused)
+    gw = LLMGateway(backend, sleep=lambda s: None)
+    messages = [{"role": "user", "content": "x"}]
+    assert not gw.complete("p", messages, Partition).ok
+    assert not gw.complete("p", messages + [{"role": "user", "content": "y"}], Partition).ok
+    # a call that works resets the count: two failures are not yet a dead server
+    assert gw.complete("p", messages + [{"role": "user", "content": "z"}], Partition).ok
+    gw.complete("p", messages + [{"role": "user", "content": "1"}], Partition)
+    gw.complete("p", messages + [{"role": "user", "content": "2"}], Partition)
+    with pytest.raises(LLMFailure, match="failed 3 calls in a row"):
+        gw.complete("p", messages + [{"role": "user", "content": "3"}], Partition)

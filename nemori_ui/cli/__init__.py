@@ -54,3 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         # of stdout from raising again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except Exception as exc:
+        # a backend that refused (bad key, unknown model) or anything unforeseen: one clear
+        # line, with the run left resumable; NEMORI_DEBUG=1 shows the traceback
+        if os.environ.get("NEMORI_DEBUG"):
+            raise
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

@@ -76,7 +76,15 @@ class LLMResult(Generic[T]):
 
 
 class _CallFailed(Exception):
-    pass
+    def __init__(self, message: str, *, backend: bool = False):
+        super().__init__(message)
+        self.backend = backend   # the server could not be used, as opposed to a bad reply
+
+
+# After this many calls in a row that the server could not answer at all (unreachable, key
+# refused, retries spent), the run stops with a clear error instead of deciding everything
+# offline while the user waits for retries: it resumes once the server is fixed.
+UNREACHABLE_STREAK = 3
 
 
 @dataclass
@@ -112,6 +120,7 @@ class LLMGateway:
         self._slots = threading.BoundedSemaphore(max(1, max_concurrency))
         self._lock = threading.Lock()
         self._records: list[LLMCallRecord] = []
+        self._unreachable = 0
         self._usage = UsageTally()
         self._redact: Callable[[str], str] = getattr(backend, "redact", None) or (lambda s: s)
 
@@ -159,10 +168,17 @@ class LLMGateway:
         except _CallFailed as exc:
             status, value, error = "failed", None, self._redact(str(exc))
             log.warning("%s failed: %s", prompt_name, error)
+            unreachable = exc.backend
+        else:
+            unreachable = False
+        with self._lock:
+            self._unreachable = self._unreachable + 1 if unreachable else 0
+            streak = self._unreachable
 
         parsed = value.model_dump(mode="json") if value is not None else None
-        # Notes (the json_object fallback) ride in `error` even when the status stays ok:
-        # LLMCallRecord has no other place the UI would show them.
+        # Notes (retried failures, the json_object fallback) ride in `error` even when the
+        # status stays ok: LLMCallRecord has no other place the UI would show them.
+        failure = error
         error = "; ".join(filter(None, [error, *st.notes])) or None
         record = self._record(prompt_name, sent, key, started, cached=False, text=text,
                               parsed=parsed, tokens=(st.input_tokens, st.output_tokens),
@@ -170,6 +186,11 @@ class LLMGateway:
         if value is not None and self.cache is not None:
             self.cache.put(key, {"response_text": text, "parsed": parsed,
                                  "input_tokens": st.input_tokens, "output_tokens": st.output_tokens})
+        if streak >= UNREACHABLE_STREAK:
+            raise LLMFailure(f"the LLM server failed {streak} calls in a row, the last with: "
+                             f"{failure}. Check the model, base URL and key; running again "
+                             "resumes from the last finished window.",
+                             prompt_name=prompt_name, call_id=record.id)
         return LLMResult(value, record)
 
     def usage(self) -> dict[str, dict]:
@@ -223,13 +244,16 @@ class LLMGateway:
             except TransientError as exc:
                 failures += 1
                 if failures > self.retries:
-                    raise _CallFailed(f"gave up after {st.attempts} attempts: {exc}") from None
+                    raise _CallFailed(f"gave up after {st.attempts} attempts: {exc}",
+                                      backend=True) from None
+                # a failure a retry recovered from is still one: keep it on the call's record
+                st.notes.append(self._redact(f"attempt {st.attempts} failed, retried: {exc}"))
                 delay = self._backoff(failures, exc.retry_after)
                 log.info("%s: transient error (%s); retry %d in %.2fs", prompt_name, exc, failures, delay)
                 self.sleep(delay)
                 continue
             except Exception as exc:  # noqa: BLE001 - any backend failure becomes a failed record
-                raise _CallFailed(f"{type(exc).__name__}: {exc}") from None
+                raise _CallFailed(f"{type(exc).__name__}: {exc}", backend=True) from None
             if reply.input_tokens == 0 and reply.output_tokens == 0:
                 # Some local servers send no usage block; an estimate beats a silent zero.
                 prompt_text = "".join(str(m.get("content") or "") for m in sent)
