@@ -7,6 +7,7 @@ one layout.
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from typing import Literal
 
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .pipeline.state import MemoryState
+from .store import default_home
 from .views.run_data import RunData
 
 Method = Literal["umap", "pca"]
@@ -88,6 +90,9 @@ def project(vectors, method: Method = "umap", n_neighbors: int = 15, min_dist: f
         return pca_project(x, pca_basis(x))
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; use one of {', '.join(METRICS)}")
+    # numba compiles UMAP's kernels on first use (tens of seconds); kept on disk, later server
+    # starts load them instead. Set before numba is imported, which this import does.
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(default_home() / "numba-cache"))
     import umap  # imported here: it loads numba, which takes seconds the PCA path never needs
 
     reducer = umap.UMAP(n_components=2, n_neighbors=max(2, min(int(n_neighbors), n - 1)),
