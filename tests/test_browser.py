@@ -35,7 +35,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 CONTENT = {
     "pages/overview.py": ["could not predict", "Current run"],
     "pages/run.py": ["Bundled sample", "Saved runs"],
-    "pages/partitions.py": ["Maya"],
+    "pages/partitions.py": ["Cuts and their reasons", "Windows partitioned"],
     "pages/episodes.py": ["Maya"],
     "pages/prediction_error.py": ["τ"],
     "pages/knowledge.py": [],
