@@ -30,20 +30,26 @@ def locomo_path() -> Path:
     return LOCOMO
 
 
-@pytest.fixture(scope="session")
-def sample_run(tmp_path_factory):
-    """The bundled sample run once with the offline engine: (store, run_id)."""
+def run_sample(store, **settings) -> str:
+    """The bundled sample run with the offline engine into `store`; returns the run id."""
     from nemori_ui.core.clients import build_clients
     from nemori_ui.core.config import PipelineConfig
     from nemori_ui.core.pipeline.runner import run_windows, start_run
-    from nemori_ui.core.store import open_store
     from nemori_ui.core.transcripts import load_transcript
 
-    store = open_store(tmp_path_factory.mktemp("sample-home"))
     transcript = load_transcript(SAMPLE)
-    config = PipelineConfig()
+    config = PipelineConfig(**settings)
     clients = build_clients(config, store)
     run_id = start_run(store, transcript.conversations[0], config, clients, source=str(SAMPLE),
                        fmt=transcript.format)
     run_windows(store, run_id, clients)
-    return store, run_id
+    return run_id
+
+
+@pytest.fixture(scope="session")
+def sample_run(tmp_path_factory):
+    """The bundled sample run once with the offline engine: (store, run_id)."""
+    from nemori_ui.core.store import open_store
+
+    store = open_store(tmp_path_factory.mktemp("sample-home"))
+    return store, run_sample(store)

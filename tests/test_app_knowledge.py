@@ -13,10 +13,9 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.store import open_store, runs
-from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.views.run_data import load_run_data
 from nemori_ui.ui.map_widgets import hover_html
-from tests.conftest import SAMPLE
+from tests.conftest import run_sample as run_sample_into
 from tests.fakes import HashEmbedder
 from tests.llm_responder import respond
 from tests.test_pipeline_openai import CONV
@@ -28,12 +27,7 @@ TIMEOUT = 180  # the first UMAP in a process compiles its numba kernels
 
 def run_sample(home: Path) -> str:
     store = open_store(home)
-    transcript = load_transcript(SAMPLE)
-    config = PipelineConfig()
-    clients = build_clients(config, store)
-    run_id = start_run(store, transcript.conversations[0], config, clients, source=str(SAMPLE),
-                       fmt=transcript.format)
-    run_windows(store, run_id, clients)
+    run_id = run_sample_into(store)
     store.conn.close()
     return run_id
 

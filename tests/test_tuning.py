@@ -7,7 +7,6 @@ import pytest
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
-from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.store import open_store
 from nemori_ui.core.summary import run_summary
 from nemori_ui.core.transcripts import load_transcript

@@ -11,7 +11,7 @@ from nemori_ui.core.views import episodes as ev
 from nemori_ui.core.views import partitions as pv
 from nemori_ui.core.views import prediction as pr
 from nemori_ui.core.views.run_data import RunData, load_run_data
-from tests.conftest import SAMPLE
+from tests.conftest import run_sample
 
 
 @pytest.fixture(scope="module")
@@ -22,20 +22,10 @@ def data(sample_run) -> RunData:
 
 def run_sample_into(home, **settings):
     """The bundled sample run offline into `home` with the given settings: (store, run_id)."""
-    from nemori_ui.core.clients import build_clients
-    from nemori_ui.core.config import PipelineConfig
-    from nemori_ui.core.pipeline.runner import run_windows, start_run
     from nemori_ui.core.store import open_store
-    from nemori_ui.core.transcripts import load_transcript
 
     store = open_store(home)
-    transcript = load_transcript(SAMPLE)
-    config = PipelineConfig(**settings)
-    clients = build_clients(config, store)
-    run_id = start_run(store, transcript.conversations[0], config, clients, source=str(SAMPLE),
-                       fmt=transcript.format)
-    run_windows(store, run_id, clients)
-    return store, run_id
+    return store, run_sample(store, **settings)
 
 
 @pytest.fixture(scope="module")

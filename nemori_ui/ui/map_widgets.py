@@ -11,7 +11,7 @@ from plotly.colors import qualitative
 import streamlit as st
 
 from ..core.pipeline.state import MemoryState
-from ..core.projection import pca_basis, pca_project, project
+from ..core.projection import pca_basis, project
 from ..core.views.run_data import RunData
 from .safe import html_text
 from .state import home

@@ -7,7 +7,7 @@ import numpy as np
 from ..config import OfflineThresholds
 from ..models import Episode, Message
 from .dates import absolutize, day
-from .text import sentences, words
+from .text import sentences
 
 
 def cut_points(window: list[Message], vectors: np.ndarray,
