@@ -205,7 +205,9 @@ class LLMGateway:
         return out
 
     def cache_key(self, messages: list[dict], schema: dict, temperature: float) -> str:
-        payload = {"backend": self.backend.name, "model": self.backend.model, "messages": messages,
+        # the server too: two servers may serve different weights under one model name
+        payload = {"backend": self.backend.name, "model": self.backend.model,
+                   "server": getattr(self.backend, "base_url", None), "messages": messages,
                    "schema": schema, "temperature": temperature, "mode": self.configured_output}
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
