@@ -47,7 +47,9 @@ def run(args) -> int:
         print(f"{params}: {point['episodes']} episodes, {point['insights']} insights, "
               f"{point['active_memories']} memories ({point['merges']} merges, "
               f"{point['conflicts']} conflicts), {point['stored']['memory_tokens']} tokens stored; "
-              f"LLM calls {llm['calls_made']} made, {llm['calls_reused']} reused  [{point['run_id']}]",
+              f"LLM calls {llm['calls_made']} made, {llm['calls_reused']} reused"
+              + (f", evidence recall@{point['qa']['k']} {point['qa']['recall_at_k']:.2f}"
+                 if point.get("qa") else "") + f"  [{point['run_id']}]",
               flush=True)
 
     sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),

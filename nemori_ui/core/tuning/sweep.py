@@ -18,6 +18,7 @@ from ..retrieval import count_tokens
 from ..store import Store
 from ..store import records, runs
 from ..summary import run_summary
+from .qa_recall import evidence_recall
 
 SWEEPABLE = {"tau": float, "window": int, "variant": str, "management": str, "k_e": int,
              "k_s": int, "k_m": int}
@@ -81,7 +82,9 @@ def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients:
     started = time.perf_counter()
     run_id = start_run(store, conv, config, clients, source=source, fmt=fmt, resume=False)
     run_windows(store, run_id, clients)
-    return {**point_figures(store, run_id), "seconds": round(time.perf_counter() - started, 3)}
+    seconds = round(time.perf_counter() - started, 3)
+    return {**point_figures(store, run_id), "seconds": seconds,
+            "qa": evidence_recall(store, run_id, conv, clients.embedder, config.k)}
 
 
 def flat(point: dict) -> dict:
@@ -92,7 +95,8 @@ def flat(point: dict) -> dict:
             "stored_tokens": point["stored"]["memory_tokens"],
             "stored_chars": point["stored"]["memory_chars"],
             "calls_made": point["llm"]["calls_made"], "calls_reused": point["llm"]["calls_reused"],
-            "input_tokens": point["llm"]["input_tokens"]}
+            "input_tokens": point["llm"]["input_tokens"],
+            "evidence_recall": (point.get("qa") or {}).get("recall_at_k")}
 
 
 def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],

@@ -1,0 +1,28 @@
+"""Evidence recall@k of a finished run, for sweeps: a QA figure that needs no LLM.
+
+A question counts as found when all its evidence turns are among the raw messages of the top-k
+episodes retrieved for it, as the evaluation harness defines it.
+"""
+
+from __future__ import annotations
+
+from ..eval import qa
+from ..models import Conversation
+from ..retrieval import load_state
+from ..store import Store
+
+
+def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: int = 10) -> dict | None:
+    """{"questions", "recall_at_k", "k"}, or None when the conversation has no LoCoMo questions."""
+    if not conv.extra.get("qa"):
+        return None
+    items = [i for i in qa.locomo_items(conv).items if i.checkable]
+    if not items:
+        return None
+    state = load_state(store, run_id, embedder.dim)
+    vectors = embedder.embed([i.question for i in items])
+    found = 0
+    for item, vector in zip(items, vectors):
+        held = {mid for episode, _ in state.search_episodes(vector, k) for mid in episode.message_ids}
+        found += all(e.message_id in held for e in item.evidence)
+    return {"questions": len(items), "k": k, "recall_at_k": round(found / len(items), 4)}
