@@ -51,11 +51,7 @@ class MemoryState:
             self.episode_index.add(episode.id, np.asarray(episode.embedding, dtype=np.float32))
 
     def supersede_episode(self, old_id: str, new_id: str) -> None:
-        old = self.episodes[old_id]
-        if old.id in self.episode_index:
-            self.episode_index.remove(old.id)
-        old.status, old.superseded_by = "superseded", new_id
-        self._dirty_episodes.add(old_id)
+        _supersede(self.episodes[old_id], new_id, self.episode_index, self._dirty_episodes)
 
     def add_memory(self, memory: SemanticMemory) -> None:
         self.memories[memory.id] = memory
@@ -63,11 +59,7 @@ class MemoryState:
         self.memory_index.add(memory.id, np.asarray(memory.embedding, dtype=np.float32))
 
     def supersede_memory(self, old_id: str, new_id: str) -> None:
-        old = self.memories[old_id]
-        if old.id in self.memory_index:
-            self.memory_index.remove(old.id)
-        old.status, old.superseded_by = "superseded", new_id
-        self._dirty_memories.add(old_id)
+        _supersede(self.memories[old_id], new_id, self.memory_index, self._dirty_memories)
 
     def active_episodes(self) -> list[Episode]:
         return [e for e in self.episodes.values() if e.status == "active"]
@@ -89,3 +81,12 @@ class MemoryState:
         self._dirty_episodes.clear()
         self._dirty_memories.clear()
         return episodes, memories
+
+
+def _supersede(old: Episode | SemanticMemory, new_id: str, index: VectorStore,
+               dirty: set[str]) -> None:
+    """Keep the old entry with its successor; only active entries are searchable."""
+    if old.id in index:
+        index.remove(old.id)
+    old.status, old.superseded_by = "superseded", new_id
+    dirty.add(old.id)
