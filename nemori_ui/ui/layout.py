@@ -70,6 +70,9 @@ def _pick_run(shown: str) -> None:
 
 def page_setup(title: str, *, needs_run: bool = True) -> RunData | None:
     """Every page starts here, so any page also works when opened on its own."""
+    # again here, not only in app.py: a page opened by its URL before the router has run
+    # would otherwise render narrow, under Streamlit's default title
+    st.set_page_config(page_title=f"{title} · Nemori Inspector", page_icon="🧠", layout="wide")
     init_state()
     sidebar()
     st.title(title)
