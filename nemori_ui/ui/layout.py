@@ -68,7 +68,7 @@ def _pick_run(shown: str) -> None:
     st.session_state.run_id = st.session_state[f"run_picker_{shown}"]
 
 
-def page_setup(title: str, *, needs_run: bool = True) -> RunData | None:
+def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True) -> RunData | None:
     """Every page starts here, so any page also works when opened on its own."""
     # again here, not only in app.py: a page opened by its URL before the router has run
     # would otherwise render narrow, under Streamlit's default title
@@ -83,6 +83,8 @@ def page_setup(title: str, *, needs_run: bool = True) -> RunData | None:
             run_page_link()
         return None
     data = run_data(info)
+    if not run_notes:
+        return data
     if data.info.decider == OFFLINE_LABEL:
         st.caption("Results from the **offline engine, no LLM**: decisions made from embeddings "
                    "and rules.")
