@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,10 +39,12 @@ class Store:
             self.conn = sqlite3.connect(self.path, timeout=timeout_s, check_same_thread=False,
                                         isolation_level=None)
             self.conn.row_factory = sqlite3.Row
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
-            self._migrate()
+            # Switching a new database to WAL while another process opens it can report "locked"
+            # at once, without waiting on the busy timeout: so wait here instead.
+            _patiently(lambda: self.conn.execute("PRAGMA journal_mode=WAL"), timeout_s)
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            _patiently(self._migrate, timeout_s)
         except sqlite3.DatabaseError as exc:
             raise StoreError(_explain(self.path, exc)) from exc
 
@@ -94,6 +97,20 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self.conn.close()
+
+
+def _patiently(step, timeout_s: float):
+    """Run `step`, retrying while SQLite says the database is locked, up to `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    delay = 0.01
+    while True:
+        try:
+            return step()
+        except (sqlite3.OperationalError, StoreError) as exc:
+            if "locked" not in str(exc) or time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
 
 def _explain(path: Path, exc: Exception) -> str:
