@@ -120,3 +120,12 @@ def describe(doc: Any) -> str:
             return "an empty list"
         return f"a list of {len(doc)} items, the first being {describe(doc[0])}"
     return kind(doc)
+
+
+def one_or_many(doc: Any, *, expected: str, file: str) -> list[tuple[dict, str]]:
+    """A benchmark file holds one record or a list of them: (record, field path) pairs."""
+    if isinstance(doc, dict):
+        return [(doc, "")]
+    if isinstance(doc, list) and doc:
+        return [(item, f"[{i}]") for i, item in enumerate(doc)]
+    raise InputError(f"expected {expected} or a list of them, found {describe(doc)}", file=file)

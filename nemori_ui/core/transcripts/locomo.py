@@ -12,7 +12,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import Conversation
-from .common import Turn, build_conversation, describe, join, need, need_text, spread
+from .common import (Turn, build_conversation, describe, join, need, need_text,
+                     one_or_many, spread)
 from .timestamps import to_timestamp
 
 _SESSION = re.compile(r"^session_([0-9]+)$")
@@ -24,13 +25,9 @@ def looks_like(doc: Any) -> bool:
 
 
 def parse(doc: Any, *, source: str) -> list[Conversation]:
-    if isinstance(doc, dict):
-        samples = [(doc, "")]
-    elif isinstance(doc, list) and doc:
-        samples = [(sample, f"[{i}]") for i, sample in enumerate(doc)]
-    else:
-        raise InputError("expected a LoCoMo sample (an object with 'sample_id' and "
-                         f"'conversation') or a list of them, found {describe(doc)}", file=source)
+    samples = one_or_many(doc, file=source,
+                          expected="a LoCoMo sample "
+                                   "(an object with 'sample_id' and 'conversation')")
     return [_sample(sample, path, source) for sample, path in samples]
 
 

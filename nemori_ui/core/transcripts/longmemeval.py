@@ -12,7 +12,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import Conversation
-from .common import Turn, build_conversation, describe, join, need, need_text, spread
+from .common import (Turn, build_conversation, describe, join, need, need_text,
+                     one_or_many, spread)
 from .timestamps import to_timestamp
 
 _ROLES = ("user", "assistant")
@@ -24,14 +25,9 @@ def looks_like(doc: Any) -> bool:
 
 
 def parse(doc: Any, *, source: str) -> list[Conversation]:
-    if isinstance(doc, dict):
-        items = [(doc, "")]
-    elif isinstance(doc, list) and doc:
-        items = [(item, f"[{i}]") for i, item in enumerate(doc)]
-    else:
-        raise InputError("expected a LongMemEval instance (an object with 'question_id' and "
-                         f"'haystack_sessions') or a list of them, found {describe(doc)}",
-                         file=source)
+    items = one_or_many(doc, file=source,
+                        expected="a LongMemEval instance "
+                                 "(an object with 'question_id' and 'haystack_sessions')")
     return [_instance(item, path, source) for item, path in items]
 
 
