@@ -23,9 +23,9 @@ def print_json(obj) -> None:
 class TerminalProgress:
     """A one-line progress bar on stderr; silent when stderr is not a terminal."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
-        self.live = stream.isatty()
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr      # the stderr of now, not of import time
+        self.live = self.stream.isatty()
 
     def __call__(self, p) -> None:
         if not self.live:

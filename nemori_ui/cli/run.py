@@ -56,7 +56,8 @@ def run(args) -> int:
     store = store_from(args)
     clients = build_clients(config, store)
     run_id = start_run(store, conv, config, clients, source=str(args.file), fmt=transcript.format,
-                       name=args.name, resume=not args.fresh)
+                       name=args.name, resume=not args.fresh,
+                       notice=lambda text: print(f"note: {text}", file=sys.stderr))
     started = time.perf_counter()
     try:
         run_windows(store, run_id, clients, progress=TerminalProgress())

@@ -105,7 +105,13 @@ def execute(transcript, conv_id: str, source: str, config: PipelineConfig) -> No
     except (InputError, ValueError) as exc:
         st.error(md_escape(str(exc)))
         return
-    run_id = start_run(store, conv, config, clients, source=source, fmt=transcript.format)
+    try:
+        run_id = start_run(store, conv, config, clients, source=source, fmt=transcript.format,
+                           notice=lambda text: st.info(md_escape(text)))
+    except Exception as exc:  # created in one transaction: a refused run leaves nothing behind
+        st.error(f"Could not start the run: {md_escape(f'{type(exc).__name__}: {exc}')}. "
+                 "Nothing was stored.")
+        return
     st.session_state.run_id = run_id
     bar = st.progress(0.0, text="starting")
     status = st.empty()

@@ -47,12 +47,20 @@ class Clients:
 
 
 def start_run(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
-              source: str, fmt: str, name: str | None = None, resume: bool = True) -> str:
-    """Create a run, or find the unfinished run of the same inputs to continue."""
+              source: str, fmt: str, name: str | None = None, resume: bool = True,
+              notice: Callable[[str], None] | None = None) -> str:
+    """Create a run, or find the unfinished run of the same inputs to continue.
+
+    `notice` hears why an unfinished run of the same file name was not continued.
+    """
     if resume:
-        found = runs.find_resumable(store, conv.id, source, config.fingerprint())
+        found, changed = runs.find_resumable(store, conv, source, config.fingerprint())
         if found:
             return found
+        if changed and notice:
+            notice(f"{source}: conversation '{conv.id}' differs from the one in unfinished run "
+                   f"{changed[0]} (the file changed since); starting a new run, the unfinished "
+                   "one is kept")
     total = len(make_windows(conv.messages, config.window))
     return runs.create_run(store, conv, config, source=source, fmt=fmt,
                            decider=clients.decider.label, windows_total=total, name=name)
@@ -70,7 +78,7 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
     state = MemoryState.restore(clients.embedder.dim, records.load_episodes(store, run_id),
                                 records.load_memories(store, run_id), index_kind=config.index)
     clients.drain_calls()  # calls made before this run started belong to nobody's window
-    runs.set_status(store, run_id, "running")
+    runs.claim(store, run_id)
     started = time.perf_counter()
     report = progress or (lambda p: None)
     try:

@@ -123,4 +123,11 @@ MIGRATIONS: list[tuple[int, str]] = [
         PRIMARY KEY (eval_id, seq)
     );
     """),
+    # 3: what a run was made from and who is running it. content_hash tells an unfinished run of
+    # a file apart from a later, edited file of the same name; owner (host, pid and process start)
+    # lets a reader see that a run marked running lost its process.
+    (3, """
+    ALTER TABLE runs ADD COLUMN content_hash TEXT;
+    ALTER TABLE runs ADD COLUMN owner TEXT
+    """),
 ]

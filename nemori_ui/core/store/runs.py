@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from datetime import datetime, timezone
@@ -9,8 +10,9 @@ from datetime import datetime, timezone
 from pydantic import BaseModel
 
 from ..config import PipelineConfig
-from ..models import Conversation
+from ..models import Conversation, Message
 from .db import Store, now_iso
+from .owner import owner_gone, this_process
 
 
 class RunInfo(BaseModel):
@@ -29,6 +31,17 @@ class RunInfo(BaseModel):
     windows_done: int
     seconds: float
     error: str | None = None
+    content_hash: str | None = None
+    owner: str | None = None
+
+
+def content_hash(messages: list[Message]) -> str:
+    """A hash of everything stored of a conversation's messages: equal hashes, same run input."""
+    digest = hashlib.sha256()
+    for m in messages:
+        digest.update(m.model_dump_json().encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()[:32]
 
 
 def new_run_id() -> str:
@@ -43,11 +56,11 @@ def create_run(store: Store, conv: Conversation, config: PipelineConfig, *, sour
     with store.tx() as conn:
         conn.execute(
             "INSERT INTO runs (id, name, created_at, updated_at, status, source, format, "
-            "conversation_id, config_json, fingerprint, decider, windows_total) "
-            "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+            "conversation_id, config_json, fingerprint, decider, windows_total, content_hash, "
+            "owner) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, name or f"{conv.id} · {config.variant} · τ={config.tau:g} · w={config.window}",
              stamp, stamp, source, fmt, conv.id, config.model_dump_json(), config.fingerprint(),
-             decider, windows_total))
+             decider, windows_total, content_hash(conv.messages), this_process()))
         conn.executemany(
             "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, m.id, i, m.speaker, m.role, m.text,
@@ -59,6 +72,9 @@ def create_run(store: Store, conv: Conversation, config: PipelineConfig, *, sour
 def _info(row) -> RunInfo:
     data = dict(row)
     data["config"] = PipelineConfig.model_validate_json(data.pop("config_json"))
+    if data["status"] == "running" and owner_gone(data.get("owner")):
+        # its process was killed before it could say so: the run waits to be resumed
+        data["status"] = "interrupted"
     return RunInfo(**data)
 
 
@@ -73,13 +89,43 @@ def list_runs(store: Store) -> list[RunInfo]:
     return [_info(r) for r in store.query("SELECT * FROM runs ORDER BY created_at DESC, id DESC")]
 
 
-def find_resumable(store: Store, conversation_id: str, source: str, fingerprint: str) -> str | None:
-    """An unfinished run of the same conversation and configuration, to continue."""
+def unfinished(store: Store, conversation_id: str, source: str, fingerprint: str) -> list[str]:
+    """Unfinished runs of this conversation id, file name and configuration, newest first."""
     rows = store.query(
         "SELECT id FROM runs WHERE conversation_id = ? AND source = ? AND fingerprint = ? "
-        "AND status IN ('running', 'interrupted', 'failed') ORDER BY created_at DESC LIMIT 1",
+        "AND status IN ('running', 'interrupted', 'failed') ORDER BY created_at DESC, id DESC",
         (conversation_id, source, fingerprint))
-    return rows[0]["id"] if rows else None
+    return [r["id"] for r in rows]
+
+
+def stored_hash(store: Store, run_id: str) -> str:
+    """The run's content hash; runs stored before hashes were kept get theirs computed."""
+    from .records import load_messages
+    rows = store.query("SELECT content_hash FROM runs WHERE id = ?", (run_id,))
+    if rows and rows[0]["content_hash"]:
+        return rows[0]["content_hash"]
+    return content_hash(load_messages(store, run_id))
+
+
+def find_resumable(store: Store, conv: Conversation, source: str, fingerprint: str
+                   ) -> tuple[str | None, list[str]]:
+    """(the unfinished run to continue, or None; unfinished runs under the same names whose
+    messages differ from `conv`'s). Name, conversation id and settings are not enough: a file
+    edited after an interrupted run must not resume the old messages."""
+    wanted = content_hash(conv.messages)
+    changed = []
+    for run_id in unfinished(store, conv.id, source, fingerprint):
+        if stored_hash(store, run_id) == wanted:
+            return run_id, changed
+        changed.append(run_id)
+    return None, changed
+
+
+def claim(store: Store, run_id: str) -> None:
+    """Mark the run running, owned by this process."""
+    with store.tx() as conn:
+        conn.execute("UPDATE runs SET status = 'running', error = NULL, owner = ?, updated_at = ? "
+                     "WHERE id = ?", (this_process(), now_iso(), run_id))
 
 
 def set_status(store: Store, run_id: str, status: str, *, error: str | None = None,
