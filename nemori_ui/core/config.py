@@ -13,6 +13,12 @@ EmbedderName = Literal["minilm", "openai"]
 Variant = Literal["nemori", "nemori-s"]
 Management = Literal["native", "naive", "summary"]
 IndexKind = Literal["flat", "hnsw", "ivf"]
+PromptPreset = Literal["paper", "strict"]
+# "preset": the preset's own policy (paper leaves dates out of insights, strict keeps dated
+# events with absolute dates); "keep" / "exclude" override it for either preset.
+DistillDates = Literal["preset", "keep", "exclude"]
+# Settings of how calls are made, not of what they decide: they stay out of the fingerprint.
+_TRANSPORT = {"concurrency", "timeout_s", "attempts", "retry_budget_s"}
 
 
 class OfflineThresholds(BaseModel):
@@ -45,6 +51,11 @@ class PipelineConfig(BaseModel):
     temperature: float = 0.2
     answer_temperature: float = 0.0
     concurrency: int = Field(8, ge=1, le=64)
+    prompts: PromptPreset = "paper"                # prompt texts: the paper's method, or ours
+    distill_dates: DistillDates = "preset"
+    timeout_s: float = Field(60.0, gt=0, le=3600)  # one attempt, connect to the last byte
+    attempts: int = Field(3, ge=1, le=10)          # per call, the first one included
+    retry_budget_s: float = Field(90.0, gt=0, le=7200)  # no new attempt after this long
     structured_output: Literal["json_schema", "json_object"] = "json_schema"
     index: IndexKind = "flat"                      # FAISS: exact, or approximate (hnsw, ivf)
     offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
@@ -53,7 +64,15 @@ class PipelineConfig(BaseModel):
     def m(self) -> int:
         return 2 * self.k
 
+    @classmethod
+    def from_stored(cls, text: str) -> "PipelineConfig":
+        """A run's stored settings. Runs stored before prompt presets existed used the
+        prompts now called `strict`."""
+        data = json.loads(text)
+        data.setdefault("prompts", "strict")
+        return cls.model_validate(data)
+
     def fingerprint(self) -> str:
         """Stable hash of everything that can change a run's outcome."""
-        data = self.model_dump(exclude={"concurrency"})
+        data = self.model_dump(exclude=_TRANSPORT)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
