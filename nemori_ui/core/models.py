@@ -119,6 +119,16 @@ class LLMCallRecord(BaseModel):
     cached: bool = False
     status: Literal["ok", "repaired", "failed"] = "ok"
     error: str | None = None
-    attempts: int = 1
+    attempts: int = 1                 # requests sent: retries and the repair included
     cache_key: str = ""
     created_at: datetime | None = None
+    server: str | None = None         # base URL without credentials; None for OpenAI itself
+    served_model: str | None = None   # the model the server says answered
+    finish_reason: str | None = None
+    max_tokens: int | None = None     # the output cap of the last request
+    # one entry per request: n, seconds, outcome (ok, retried, truncated, failed), error,
+    # input/output tokens (estimated when the server sent no usage), max_tokens
+    requests: list[dict[str, Any]] = Field(default_factory=list)
+    # what the call served: {"kind": "run" | "ask" | "eval" | "judge", "run_id", "window",
+    # "eval_id", "item_id"}
+    context: dict[str, Any] | None = None
