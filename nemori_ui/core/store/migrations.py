@@ -130,4 +130,21 @@ MIGRATIONS: list[tuple[int, str]] = [
     ALTER TABLE runs ADD COLUMN content_hash TEXT;
     ALTER TABLE runs ADD COLUMN owner TEXT
     """),
+    # 4: LLM calls made outside a run's windows: Ask, an evaluation's answers and its judge.
+    # They name what they served (run, eval and question) and are never deleted with a run, so
+    # an evaluation's cost stays readable.
+    (4, """
+    CREATE TABLE call_log (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        run_id TEXT,
+        eval_id TEXT,
+        item_id TEXT,
+        prompt_name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX call_log_by_run ON call_log(run_id);
+    CREATE INDEX call_log_by_eval ON call_log(eval_id)
+    """),
 ]
