@@ -3,7 +3,7 @@
 import streamlit as st
 
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.state import current_run, summary as run_figures
+from nemori_ui.ui.state import current_run, health as run_health, summary as run_figures
 from nemori_ui.ui.tuning_widgets import run_demo_pair
 
 data = page_setup("Nemori Inspector", needs_run=False)
@@ -39,5 +39,10 @@ if data is not None:
     cols[5].metric("LLM calls", summary["llm"]["calls"])
     d = summary["decisions"]
     st.caption(f"Consolidation: {d['new']} new · {d['merge']} merged · {d['conflict']} conflicts")
+    soundness = run_health(current_run())
+    if soundness.degraded:
+        st.warning(f"{soundness.describe()}: see Calls and cost.")
+    elif soundness.calls:
+        st.caption(f"All {soundness.calls} LLM calls answered; no fallback decisions.")
     st.page_link("pages/prediction_error.py", label="See where the memory was surprised",
                  icon="🎯")

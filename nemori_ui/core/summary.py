@@ -6,6 +6,7 @@ from collections import Counter
 
 from .store import Store
 from .store import records, runs
+from .store.health import run_health
 
 
 def llm_totals(store: Store, run_id: str) -> dict:
@@ -40,5 +41,6 @@ def run_summary(store: Store, run_id: str) -> dict:
         "semantic_memories": sum(m.status == "active" for m in memories),
         "decisions": {k: decisions.get(k, 0) for k in ("new", "merge", "conflict")},
         "llm": llm_totals(store, run_id),
+        "fallbacks": run_health(store, [run_id])[run_id].fallbacks,
         "seconds": round(info.seconds, 3),
     }

@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.offline import OFFLINE_LABEL
+from ..core.store import runs
 from ..core.views.run_data import RunData
 from .safe import md_escape
-from .state import current_run, init_state, list_runs, run_data
+from .resume import resume_button
+from .state import current_run, health, init_state, list_runs, run_data
 
 # (file, title, icon, section): the sections group the navigation so every page stays in view
 PAGES = [
@@ -45,16 +47,26 @@ def sidebar() -> None:
             st.caption("No run yet. Start one on the Run page.")
             return
         ids = [r.id for r in listed]
-        # two runs of one transcript share a name: the time tells them apart
-        names = {r.id: f"{r.name} · {r.created_at[5:16].replace('T', ' ')}"
-                       + ("" if r.status == "done" else f" ({r.status})") for r in listed}
         # the picker has its own key: run_id stays plain state that any page may set
-        st.selectbox("Run", ids, index=ids.index(info.id), format_func=names.get,
+        st.selectbox("Run", ids, index=ids.index(info.id),
+                     format_func=dict(zip(ids, picker_labels(listed))).get,
                      key=f"run_picker_{info.id}", on_change=_pick_run, args=(info.id,))
         engine = "offline engine, no LLM" if info.decider == OFFLINE_LABEL else info.decider
         st.caption(f"Decided by: **{md_escape(engine)}**  \n"
                    f"τ = {info.config.tau:g} · w = {info.config.window} · "
                    f"{info.config.variant} · {info.config.management}")
+        note = health(info).describe()
+        if note:
+            st.warning(md_escape(f"{note[0].upper()}{note[1:]}."))
+        resume_button(info)
+
+
+def picker_labels(listed: list[runs.RunInfo]) -> list[str]:
+    """One distinct label per run. The selectbox keeps its choice by label, so two runs of one
+    transcript started in the same minute must still differ: every label ends in the run id
+    (which starts with the run's UTC start time)."""
+    return [f"{r.name}" + ("" if r.status == "done" else f" ({r.status})") + f" · {r.id}"
+            for r in listed]
 
 
 def run_page_link() -> None:

@@ -16,17 +16,14 @@ from ..core.pipeline.runner import STAGES, run_windows, start_run
 from ..core.store import runs
 from ..core.transcripts import parse_transcript, summarize
 from .safe import md_escape
-from .state import clear_data_cache, get_store, list_runs
+from .state import clear_data_cache, get_store, list_runs, read_secrets
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample_conversation.txt"
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "csv", "tsv", "txt", "md"]
 
 
 def _secrets() -> dict:
-    try:
-        return {k: st.secrets[k] for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL") if k in st.secrets}
-    except Exception:  # no secrets.toml: Streamlit raises rather than returning empty
-        return {}
+    return read_secrets()[0]
 
 
 def choose_transcript():
@@ -59,6 +56,9 @@ def preview(transcript) -> str:
 def settings() -> PipelineConfig:
     saved = PipelineConfig.model_validate(st.session_state.config)
     st.subheader("Settings")
+    problem = read_secrets()[1]
+    if problem:
+        st.warning(md_escape(problem))
     backend = st.radio("Backend", ["offline", "openai"], horizontal=True,
                        index=["offline", "openai"].index(saved.backend),
                        format_func={"offline": "Offline engine (no LLM, no key)",

@@ -7,6 +7,7 @@ resources in st.cache_resource, data keyed by its arguments in st.cache_data.
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 import streamlit as st
@@ -14,6 +15,7 @@ import streamlit as st
 from ..core.config import PipelineConfig
 from ..core.store import Store, default_home, open_store
 from ..core.store import runs
+from ..core.store.health import RunHealth, run_health
 from ..core.summary import run_summary
 from ..core.tuning.sweep import point_figures
 from ..core.views.run_data import RunData, load_run_data
@@ -23,6 +25,32 @@ DEFAULTS = {
     "config": None,          # the Run page's settings, a PipelineConfig dump
     "api_key": "",           # typed into a password field; never written anywhere
 }
+
+
+SECRET_NAMES = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+def read_secrets() -> tuple[dict, str | None]:
+    """(the OpenAI settings in Streamlit secrets, a warning when a secrets file is unreadable).
+
+    Streamlit raises the same error for a missing file and for a malformed one; only the
+    malformed one deserves a warning, and it names the file and line, never a value.
+    """
+    try:
+        return {k: st.secrets[k] for k in SECRET_NAMES if k in st.secrets}, None
+    except Exception:
+        pass
+    for name in st.config.get_option("secrets.files") or []:
+        path = Path(name)
+        try:
+            tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else str(exc).split("\n")[0]
+            return {}, (f"{path} could not be read ({why}); the settings in it are not used. "
+                        "Fix the file (see .streamlit/secrets.toml.example) and reload.")
+    return {}, None
 
 
 def init_state() -> None:
@@ -98,7 +126,18 @@ def sweep_point(info: runs.RunInfo) -> dict:
     return _point(str(home()), info.id, _stamp(info))
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _health(home_path: str, run_id: str, stamp: str) -> RunHealth:
+    return run_health(_store_for(home_path), [run_id])[run_id]
+
+
+def health(info: runs.RunInfo) -> RunHealth:
+    """The run's failed calls and fallback decisions, recounted only when the run changed."""
+    return _health(str(home()), info.id, _stamp(info))
+
+
 def clear_data_cache() -> None:
+    _health.clear()
     _run_data.clear()
     _summary.clear()
     _point.clear()

@@ -89,6 +89,9 @@ def list_runs(store: Store) -> list[RunInfo]:
     return [_info(r) for r in store.query("SELECT * FROM runs ORDER BY created_at DESC, id DESC")]
 
 
+RESUMABLE = ("interrupted", "failed")
+
+
 def unfinished(store: Store, conversation_id: str, source: str, fingerprint: str) -> list[str]:
     """Unfinished runs of this conversation id, file name and configuration, newest first."""
     rows = store.query(
