@@ -11,6 +11,8 @@ else escapes for bad input. Timestamps are naive (see timestamps.py).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -37,12 +39,7 @@ def load_transcript(path: str | Path, *, format: str | None = None,
     shown = str(path)
     p = Path(path)
     try:
-        if not p.exists():
-            raise InputError("no such file", file=shown)
-        if p.is_dir():
-            raise InputError("is a directory, not a transcript file", file=shown)
-        _check_size(p.stat().st_size, max_bytes, shown)
-        data = p.read_bytes()
+        data = _read_regular(p, max_bytes, shown)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", file=shown) from None
     except ValueError as exc:     # e.g. a NUL character in the path
@@ -51,6 +48,40 @@ def load_transcript(path: str | Path, *, format: str | None = None,
         raise InputError(f"not a usable path: {exc}", file=shown) from None
     return _parse(data, shown=shown, name=p.name, format=format, max_bytes=max_bytes,
                   column_map=column_map)
+
+
+def _read_regular(p: Path, max_bytes: int, shown: str) -> bytes:
+    """The bytes of a regular file, at most max_bytes of them.
+
+    A device (/dev/zero), FIFO or socket reports a size of 0 and then reads without end or
+    blocks forever, so anything but a regular file is refused before it is opened, the file is
+    opened without blocking, checked again (it may have been swapped meanwhile), and read with
+    a limit rather than trusting the size it reports.
+    """
+    if not p.exists():
+        raise InputError("no such file", file=shown)
+    if p.is_dir():
+        raise InputError("is a directory, not a transcript file", file=shown)
+    if not stat.S_ISREG(p.stat().st_mode):
+        raise InputError(f"is {_kind_of(p.stat().st_mode)}, not a regular file", file=shown)
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(f"is {_kind_of(mode)}, not a regular file", file=shown)
+        _check_size(os.fstat(fh.fileno()).st_size, max_bytes, shown)
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:       # it grew while being read
+        raise InputError(f"file is over the limit of {_size(max_bytes)}", file=shown)
+    return data
+
+
+def _kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def parse_transcript(data: bytes | str, *, source: str, format: str | None = None,
@@ -89,7 +120,21 @@ def _parse(data: bytes | str, *, shown: str, name: str, format: str | None, max_
         if conv.id in seen:
             raise InputError(f"conversation id '{conv.id}' appears more than once", file=shown)
         seen.add(conv.id)
+        _check_encodable(conv, shown)
     return Transcript(format=fmt, source=name, conversations=convs)
+
+
+def _check_encodable(conv, shown: str) -> None:
+    """JSON escapes can spell a lone UTF-16 surrogate ("\\ud800"), which is not text: it cannot
+    be stored or shown, so it is refused here rather than failing the run later."""
+    for m in conv.messages:
+        for name, value in (("speaker", m.speaker), ("text", m.text)):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InputError(f"the {name} of message {m.id} holds an unpaired surrogate "
+                                 f"(\\u{ord(value[exc.start]):04x}), which is not text",
+                                 file=shown, field=m.source_ref) from None
 
 
 def _canonical(format: str | None) -> str | None:

@@ -4,6 +4,8 @@ JSON loading with located errors, and small type checks that name the offending 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import PurePath
@@ -74,7 +76,21 @@ def load_json(text: str, *, file: str, fmt: str | None = None) -> Any:
     except RecursionError:
         raise InputError("JSON is nested too deeply to read", file=file) from None
     except ValueError as exc:   # e.g. integers longer than Python's digit limit
-        raise InputError(f"not valid JSON: {exc}", file=file) from None
+        raise long_number(text, file=file) or InputError(f"not valid JSON: {exc}",
+                                                         file=file) from None
+
+
+def long_number(text: str, *, file: str, line: int | None = None) -> InputError | None:
+    """The error for a number too long to read (Python refuses integers past a digit limit),
+    located at its line; None when the text holds no such number."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(r"[0-9]{%d,}" % (limit + 1), text) if limit else None
+    if not found:
+        return None
+    digits = found.end() - found.start()
+    where = line if line is not None else text.count("\n", 0, found.start()) + 1
+    return InputError(f"a number with {digits} digits: numbers may have at most {limit} digits",
+                      file=file, line=where)
 
 
 def join(path: str, key: str | int) -> str:

@@ -17,6 +17,9 @@ from .common import (Turn, build_conversation, describe, join, need, need_text,
 from .timestamps import to_timestamp
 
 _SESSION = re.compile(r"^session_([0-9]+)$")
+# LoCoMo conversations have about 30 sessions; a session number is stored as an integer, and one
+# past this is a typo or an attack, not a transcript.
+MAX_SESSION = 1_000_000
 
 
 def looks_like(doc: Any) -> bool:
@@ -42,7 +45,8 @@ def _sample(sample: Any, path: str, source: str) -> Conversation:
 
     # Sessions come from the session_N keys: some samples carry more _date_time keys than
     # sessions, so the date keys cannot be used to count.
-    numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION.match(key)))
+    numbers = sorted(_number(key, m.group(1), conv_path, source)
+                     for key in conv if (m := _SESSION.match(key)))
     if not numbers:
         raise InputError("no 'session_N' turn lists", file=source, field=conv_path)
     turns: list[Turn] = []
@@ -54,6 +58,15 @@ def _sample(sample: Any, path: str, source: str) -> Conversation:
         if key in conv:
             extra[key] = conv[key]
     return build_conversation(conv_id, turns, extra)
+
+
+def _number(key: str, digits: str, conv_path: str, source: str) -> int:
+    if len(digits) > len(str(MAX_SESSION)) or int(digits) > MAX_SESSION:
+        shown = digits if len(digits) <= 24 else f"{digits[:12]}…({len(digits)} digits)"
+        raise InputError(f"session number {shown} is too large (at most {MAX_SESSION:,})",
+                         file=source, field=join(conv_path, key if len(key) <= 40
+                                                 else f"session_{shown}"))
+    return int(digits)
 
 
 def _session(conv: dict, n: int, conv_path: str, source: str) -> list[Turn]:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 from ..errors import InputError
 from ..models import Conversation
 from .chat import ROLES, content_text
-from .common import Turn, build_conversation, kind, role_for, stem
+from .common import Turn, build_conversation, kind, long_number, role_for, stem
 from .timestamps import to_timestamp
 
 FIELDS = {
@@ -142,8 +142,8 @@ def parse_jsonl(text: str, *, source: str, column_map: dict[str, str] | None = N
             raise InputError(f"not valid JSON: {exc.msg} at column {exc.colno}",
                              file=source, line=n) from None
         except (ValueError, RecursionError) as exc:
-            raise InputError(f"not valid JSON: {type(exc).__name__}", file=source,
-                             line=n) from None
+            raise long_number(line, file=source, line=n) or InputError(
+                f"not valid JSON: {type(exc).__name__}", file=source, line=n) from None
         if not isinstance(row, dict):
             raise InputError(f"expected a JSON object, got {kind(row)}", file=source, line=n)
         keys = tuple(row)
