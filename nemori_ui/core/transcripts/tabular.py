@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any, Callable, Iterator
 
 from ..errors import InputError
@@ -186,10 +187,57 @@ def _rows(text: str, delimiter: str, source: str) -> Iterator[tuple[int, list[st
             yield start, row
 
 
+def unclosed_quote(text: str, delimiter: str) -> tuple[int, str] | None:
+    """(line, why) of a quoted field that swallows the rows after it, or None.
+
+    The csv module reads an unterminated quote as text up to the end of the file (or up to the
+    next quote anywhere), so the rows after it silently become one message. A quoted field that
+    never closes, or that runs across lines and then closes in the middle of a field (a quote
+    was missing and a later one closed it), is such a swallow; a quoted field that spans lines
+    and closes properly is legitimate multi-line text.
+    """
+    boundary = re.compile(re.escape(delimiter) + "|\n")
+    i, line, n, field_start = 0, 1, len(text), True
+    while i < n:
+        if field_start and text[i] == '"':
+            j = i + 1
+            while True:
+                k = text.find('"', j)
+                if k == -1:
+                    return line, "the quote opened here is never closed"
+                if text.startswith('""', k):
+                    j = k + 2           # a doubled quote is a quote inside the text
+                    continue
+                break
+            spanned = text.count("\n", i, k)
+            after = text[k + 1:k + 2]
+            if spanned and after not in (delimiter, "\n", ""):
+                return line, (f"the quote opened here runs over {spanned + 1} lines and closes "
+                              f"in the middle of a field on line {line + spanned}: a closing "
+                              "quote is missing")
+            line += spanned
+            i, field_start = k + 1, False
+            continue
+        found = boundary.search(text, i)
+        if not found:
+            break
+        if found.group() == "\n":
+            line += 1
+        i, field_start = found.end(), True
+    return None
+
+
 def parse_csv(text: str, *, source: str, column_map: dict[str, str] | None = None,
               delimiter: str | None = None) -> list[Conversation]:
     column_map = check_column_map(column_map)
-    rows = _rows(text, delimiter or _guess_delimiter(text, column_map), source)
+    delimiter = delimiter or _guess_delimiter(text, column_map)
+    problem = unclosed_quote(text, delimiter)
+    if problem:
+        line, why = problem
+        raise InputError(f"CSV: {why}, so the rows after it would be read as one message's "
+                         'text (close the quote, or write a quote inside text as "")',
+                         file=source, line=line)
+    rows = _rows(text, delimiter, source)
     header_line, header = next(rows, (1, []))
     cols = resolve(header, column_map)
     for field in ("text", "speaker"):
