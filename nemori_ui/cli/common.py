@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
+from pydantic import ValidationError
+
+from ..core.config import PipelineConfig
+from ..core.errors import InputError
 from ..core.store import open_store
 
 
@@ -14,6 +18,20 @@ def add_home(parser) -> None:
 
 def store_from(args):
     return open_store(getattr(args, "home", None))
+
+
+def make_config(**settings) -> PipelineConfig:
+    """PipelineConfig from command-line settings; a value out of range names its option."""
+    try:
+        return PipelineConfig(**settings)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else "settings"
+            option = f"--{field.replace('_', '-')}"
+            why = err["msg"].replace("Input should be", "should be")
+            problems.append(f"{option} {err.get('input')!r}: {why}")
+        raise InputError("; ".join(problems)) from None
 
 
 def print_json(obj) -> None:

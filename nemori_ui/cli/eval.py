@@ -7,11 +7,11 @@ memory it built is an ordinary run. `--json` prints one object per variant, one 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from ..core.config import PipelineConfig
 from ..core.errors import InputError
 from ..core.transcripts import load_transcript
-from .common import add_home, print_json, store_from
+from .common import add_home, make_config, print_json, store_from
 
 LOCOMO_CATEGORIES = "1,2,3,4"
 
@@ -82,10 +82,12 @@ def run(args) -> int:
     if unknown:
         raise InputError(f"unknown variant {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
     planned = [options_from(args, name) for name in variants]   # bad options fail first
+    if args.csv:
+        writable_csv(args.csv)
+    config = make_config(backend=args.backend, model=args.model, base_url=args.base_url,
+                         embedder=args.embedder, window=args.window, tau=args.tau,
+                         concurrency=args.concurrency)
     transcript = load_transcript(args.file, format=args.benchmark)
-    config = PipelineConfig(backend=args.backend, model=args.model, base_url=args.base_url,
-                            embedder=args.embedder, window=args.window, tau=args.tau,
-                            concurrency=args.concurrency)
     store = store_from(args)
     done = []
     for options in planned:
@@ -103,6 +105,15 @@ def run(args) -> int:
                 fh.write(text if i == 0 else text.split("\n", 1)[1])
         print(f"per-question results written to {args.csv}", file=sys.stderr)
     return 0
+
+
+def writable_csv(path: str) -> None:
+    """Refuse a --csv path that cannot be written before an evaluation spends its time."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError("--csv: is a directory: name a file (e.g. results.csv)", file=path)
+    if not target.parent.is_dir():
+        raise InputError(f"--csv: the folder {target.parent} does not exist", file=path)
 
 
 def _progress():

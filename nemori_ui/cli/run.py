@@ -10,7 +10,7 @@ from ..core.config import PipelineConfig
 from ..core.pipeline.runner import run_windows, start_run
 from ..core.summary import run_summary
 from ..core.transcripts import load_transcript
-from .common import TerminalProgress, add_home, print_json, store_from
+from .common import TerminalProgress, add_home, make_config, print_json, store_from
 
 
 def add_parser(sub) -> None:
@@ -40,7 +40,7 @@ def add_parser(sub) -> None:
 
 
 def config_from(args) -> PipelineConfig:
-    return PipelineConfig(backend=args.backend, model=args.model, base_url=args.base_url,
+    return make_config(backend=args.backend, model=args.model, base_url=args.base_url,
                           embedder=args.embedder, window=args.window, tau=args.tau, k_e=args.k_e,
                           k_s=args.k_s, k_m=args.k_m, variant=args.variant,
                           management=args.management, concurrency=args.concurrency,

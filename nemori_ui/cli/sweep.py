@@ -5,10 +5,9 @@ from __future__ import annotations
 import sys
 
 from ..core.clients import build_clients
-from ..core.config import PipelineConfig
 from ..core.transcripts import load_transcript
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
-from .common import add_home, print_json, store_from
+from .common import add_home, make_config, print_json, store_from
 
 
 def add_parser(sub) -> None:
@@ -34,8 +33,12 @@ def run(args) -> int:
         return 2
     transcript = load_transcript(args.file, format=args.format)
     conv = transcript.conversation(args.conversation)
-    base = PipelineConfig(backend=args.backend, model=args.model, base_url=args.base_url,
-                          embedder=args.embedder)
+    settings = dict(backend=args.backend, model=args.model, base_url=args.base_url,
+                    embedder=args.embedder)
+    base = make_config(**settings)
+    for name, values in grid.items():     # grid points are copies, which pydantic never checks
+        for value in values:
+            make_config(**settings, **{name: value})
     store = store_from(args)
 
     def show(point: dict) -> None:

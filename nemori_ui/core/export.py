@@ -42,7 +42,24 @@ def safe_output_path(out: str | Path, base: Path | None = None) -> Path:
 
 
 def write_export(doc: dict, out: Path) -> Path:
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """Write `doc` to `out`, creating its folder; a path that cannot be written is an InputError
+    naming it (a directory, a folder under a file, no permission, a full disk)."""
+    if out.is_dir():
+        raise InputError("is a directory: name a file to export to (e.g. run.json)",
+                         file=str(out))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the folder {out.parent} "
+                         f"({exc.strerror or type(exc).__name__})", file=str(out)) from None
+    try:
+        return _write(doc, out)
+    except OSError as exc:
+        raise InputError(f"cannot write the export ({exc.strerror or type(exc).__name__})",
+                         file=str(out)) from None
+
+
+def _write(doc: dict, out: Path) -> Path:
     suffix = out.suffix.lower()
     if suffix == ".json":
         out.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
