@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from nemori_ui.core.prompts import PROMPTS
+from nemori_ui.core.prompts import PRESETS, PROMPTS, prompt_texts
 
 GROUP = 4            # partition: runs of this many messages
 _LINE = re.compile(r"^\[(\d+)\] \(([^)]*)\) ([^:]+): (.*)$", re.M)
 _NUMBERED = re.compile(r"^\[(\d+)\] (.*)$", re.M)
+_BULLET = re.compile(r"^- (.*)$", re.M)
 _TITLE = re.compile(r"^Title: (.*)$", re.M)
 _NARRATIVE = re.compile(r"^Narrative: (.*?)(?=\n\nCandidate \[|\n\nLater part:|\Z)", re.M | re.S)
 _STOP = {"about", "after", "again", "because", "before", "being", "could", "doing", "going",
@@ -30,9 +31,10 @@ def prompt_of(body: dict) -> str:
     if fmt.get("type") == "json_schema":
         return fmt["json_schema"]["name"]
     system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
-    for name, module in PROMPTS.items():
-        if system.startswith(module.SYSTEM):
-            return name
+    for preset in PRESETS:
+        for name, text in prompt_texts(preset).items():
+            if system.startswith(text):
+                return name
     raise ValueError("request matches no known prompt")
 
 
@@ -101,7 +103,7 @@ def _integrate(text: str) -> dict:
 
 def _anticipate(text: str) -> dict:
     title = text.split("\n", 1)[0].removeprefix("Episode title: ")
-    known = [fact for _, fact in _NUMBERED.findall(text)]
+    known = [fact for _, fact in _NUMBERED.findall(text)] or _BULLET.findall(text)
     return {"prediction": "\n".join([f"The speakers talk about {title}.", *known[:3]])}
 
 
@@ -117,7 +119,8 @@ def _insights(text: str, predicted: str) -> dict:
 
 
 def _distill(text: str) -> dict:
-    episode, _, prediction = text.partition("\n\nPrediction:\n")
+    label = "\n\nPredicted content:\n" if "\n\nPredicted content:\n" in text else "\n\nPrediction:\n"
+    episode, _, prediction = text.partition(label)
     return _insights(episode, prediction)
 
 
@@ -148,7 +151,7 @@ def _summarize(text: str) -> dict:
 def _answer(text: str) -> dict:
     memories = text.split("\n\nQuestion:", 1)[0].removeprefix("Memories:\n")
     first = next((line for line in memories.splitlines() if line.strip()), "Not mentioned")
-    return {"answer": short(first, 10)}
+    return {"reasoning": "the first memory line answers it", "answer": short(first, 10)}
 
 
 RULES: dict[str, Callable[[str], dict]] = {

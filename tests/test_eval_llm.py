@@ -39,7 +39,8 @@ def field(text: str, name: str) -> str:
 def reply(body: dict, *, judge_ok: bool = True):
     name, text = schema_name(body), user_text(body)
     if name == "answer":
-        return {"answer": ANSWERS.get(field(text, "Question"), "Not mentioned.")}
+        return {"reasoning": "from the memories",
+                "answer": ANSWERS.get(field(text, "Question"), "Not mentioned.")}
     if name == "judge":
         if not judge_ok:
             return {"verdict": "maybe"}              # not the schema, even after a repair

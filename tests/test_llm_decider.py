@@ -103,7 +103,7 @@ def test_anticipate_sees_only_the_cue_and_the_known_statements():
     out = decider.anticipate("Ana adopts Rex", [(mem("sm0001", "Ana likes dogs."), 0.9)])
     assert out.prediction == "Ana talks about her dog." and out.call_ids == ids_of(gateway)
     text = backend.calls_for("anticipate")[0].messages[1]["content"]
-    assert "Ana adopts Rex" in text and "[1] Ana likes dogs." in text
+    assert "Ana adopts Rex" in text and "- Ana likes dogs." in text
     assert "beagle" not in text   # the raw episode is not shown to the predictor
 
 
@@ -122,7 +122,7 @@ def test_distill_maps_line_numbers_to_message_ids():
         ("Rex is two years old.", ["m0001", "m0002", "m0003", "m0004"]),
     ]
     assert out.call_ids == ids_of(gateway) and out.fallback is None
-    assert "Prediction:\nAna talks about a pet." in backend.calls_for("distill")[0].messages[1]["content"]
+    assert "Predicted content:\nAna talks about a pet." in backend.calls_for("distill")[0].messages[1]["content"]
 
 
 def test_distill_direct_uses_its_own_prompt_and_the_same_mapping():
@@ -161,7 +161,7 @@ def test_consolidate_branches(reply, expected):
 def test_summarize_and_answer():
     decider, backend, gateway, _ = make()
     backend.enqueue({"summary": "Ana has a dog.\nAna lives in Porto."}, prompt="summarize")
-    backend.enqueue({"answer": "Rex"}, prompt="answer")
+    backend.enqueue({"reasoning": "the memory names the dog", "answer": "Rex"}, prompt="answer")
     s = decider.summarize("Ana has a dog.", ["Ana lives in Porto."])
     a = decider.answer("What is the dog called?", "Ana has a dog named Rex.")
     assert s.summary == "Ana has a dog.\nAna lives in Porto." and a.answer == "Rex"
@@ -230,7 +230,7 @@ def test_repaired_reply_is_used_not_fallen_back():
     ("integrate", {"cue": "c", "narrative": " "},
      lambda d: d.merge_episodes(ep("ep0001", "a"), ep("ep0002", "b"), MESSAGES)),
     ("summarize", {"summary": "  "}, lambda d: d.summarize("Ana has a dog.", ["x"])),
-    ("answer", {"answer": ""}, lambda d: d.answer("q?", "Ana has a dog.")),
+    ("answer", {"reasoning": "none", "answer": ""}, lambda d: d.answer("q?", "Ana has a dog.")),
 ])
 def test_empty_text_is_unusable_and_falls_back(prompt, reply, call):
     decider, backend, gateway, _ = make()

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from nemori_ui.core.errors import LLMFailure
 from nemori_ui.core.llm import LLMGateway, MemoryResponseCache, strict_schema
+from nemori_ui.core.llm.tokens import estimate_tokens
 from nemori_ui.core.llm.openai_backend import (PLACEHOLDER_KEY, MissingCredentials,
                                                OpenAIChatBackend, make_openai_client,
                                                resolve_openai_settings, retry_after_seconds)
@@ -176,7 +177,7 @@ def test_invalid_json_twice_fails_without_raising_and_is_not_cached(openai_serve
 
     assert res.value is None and res.record.status == "failed"
     assert "after one repair attempt" in res.record.error
-    assert gw.usage()["distill"]["failures"] == 1 and gw.totals()["failed"] == 1
+    assert gw.usage()["distill"]["failed"] == 1 and gw.totals()["failed"] == 1
     with pytest.raises(LLMFailure) as info:
         res.unwrap()
     assert info.value.call_id == res.record.id and info.value.prompt_name == "distill"
@@ -198,7 +199,7 @@ def test_second_identical_call_is_a_cache_hit(openai_server):
     assert second.record.cache_key == first.record.cache_key
     assert (second.record.input_tokens, second.record.output_tokens) == (50, 20)
     assert second.record.latency_s == 0.0 and second.record.attempts == 0
-    assert gw.usage()["p"]["cache_hits"] == 1 and gw.usage()["p"]["input_tokens"] == 50
+    assert gw.usage()["p"]["cached"] == 1 and gw.usage()["p"]["input_tokens"] == 50
     gw.complete("p", MSGS, Partition, temperature=0.7)   # other parameters: a new request
     assert len(openai_server.chat_requests) == 2
 
@@ -231,7 +232,7 @@ def test_missing_usage_is_estimated(openai_server):
     openai_server.responder = lambda req: ServerReply(content=json.dumps(GOOD),
                                                       include_usage=False)
     rec = gateway_for(openai_server).complete("p", MSGS, Partition).record
-    assert rec.output_tokens == len(rec.response_text) // 4 and rec.input_tokens > 0
+    assert rec.output_tokens == estimate_tokens(rec.response_text) and rec.input_tokens > 0
 
 
 def test_json_object_fallback_when_server_rejects_json_schema(openai_server):

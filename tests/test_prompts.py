@@ -9,9 +9,9 @@ import pytest
 
 from nemori_ui.core.llm.schema import schema_of, strict_schema
 from nemori_ui.core.models import Episode, Message
-from nemori_ui.core.prompts import (PROMPTS, STAGE_OF, answer, anticipate, consolidate,
+from nemori_ui.core.prompts import (PRESETS, PROMPTS, STAGE_OF, answer, anticipate, consolidate,
                                     direct_distill, distill, integrate, narrate, partition, select,
-                                    summarize)
+                                    prompt_texts, summarize)
 from nemori_ui.core.prompts.render import numbered_messages
 
 T0 = datetime(2023, 5, 8, 13, 56)
@@ -59,8 +59,8 @@ EXPECTED = {
     "select": ["New episode:", NEW.cue, NEW.narrative, "Candidate [1]", OLD.cue, OLD.narrative,
                "Candidate [2]", "2023-05-08 Mon 13:56 to 2023-05-08 Mon 14:26", "candidates 1 to 2"],
     "integrate": ["Earlier part:", OLD.cue, OLD.narrative, "Later part:", NEW.cue, NEW.narrative],
-    "anticipate": [OLD.cue, "[1] Caroline is transgender.", "[2] Melanie paints."],
-    "distill": ["[3] (2023-05-08 Mon 13:58) Caroline: My sister Ana", "Prediction:",
+    "anticipate": [OLD.cue, "- Caroline is transgender.", "- Melanie paints."],
+    "distill": ["[3] (2023-05-08 Mon 13:58) Caroline: My sister Ana", "Predicted content:",
                 "Caroline talks about her week."],
     "distill_direct": ["[1] (2023-05-08 Mon 13:56) Caroline:", "[3]", "messages 1 to 3"],
     "consolidate": ["New fact: Ana turns 30 on 19 May 2023.", "[1] Ana is Caroline's sister.",
@@ -71,7 +71,8 @@ EXPECTED = {
 
 
 def test_every_prompt_is_covered():
-    assert set(CASES) == set(PROMPTS) == set(STAGE_OF)
+    assert set(CASES) == set(PROMPTS) and set(PROMPTS) <= set(STAGE_OF)
+    assert set(STAGE_OF) == set(PROMPTS) | {"judge", "judge_longmemeval"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -101,11 +102,15 @@ def test_reply_models_are_openai_strict(name):
         assert strict_schema(schema_of(model)) is not None, model.__name__
 
 
-def test_system_prompt_names_every_reply_field():
+@pytest.mark.parametrize("preset", PRESETS)
+def test_system_prompt_names_every_reply_field(preset):
+    texts = prompt_texts(preset)
     for module in PROMPTS.values():
-        model = next(v for k, v in vars(module).items() if k.endswith("Reply"))
+        replies = getattr(module, "REPLIES", None)
+        model = replies[preset] if replies else \
+            next(v for k, v in vars(module).items() if k.endswith("Reply"))
         for field in model.model_fields:
-            assert f'"{field}"' in module.SYSTEM, (module.NAME, field)
+            assert f'"{field}"' in texts[module.NAME], (preset, module.NAME, field)
 
 
 def test_one_message_is_one_numbered_line():
@@ -129,7 +134,8 @@ def test_consolidate_reply_defaults_to_new():
 
 def test_direct_distill_shares_the_insight_shape():
     assert direct_distill.DirectDistillReply is distill.DistillReply
-    assert distill.INSIGHT_RULES in direct_distill.SYSTEM
+    for preset in PRESETS:
+        assert distill.insight_rules(preset) in direct_distill.SYSTEMS[preset]
     assert "prediction" not in direct_distill.render(WINDOW)[1]["content"].lower()
 
 

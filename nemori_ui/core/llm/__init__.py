@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from .cache import MemoryResponseCache, ResponseCache
 from .fakes import ScriptedBackend, ScriptExhausted
-from .gateway import (ChatBackend, ChatReply, LLMGateway, LLMResult, StructuredOutputUnsupported,
-                      TransientError)
+from .gateway import LLMGateway, LLMResult
+from .protocol import ChatBackend, ChatReply, StructuredOutputUnsupported, TransientError
+from .sink import BufferSink, call_context
 from .schema import parse_reply, schema_name, strict_schema
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ _LAZY = {"BackendError", "MissingCredentials", "OpenAIChatBackend", "make_openai
          "resolve_openai_settings"}
 
 __all__ = [
-    "ChatBackend", "ChatReply", "LLMGateway", "LLMResult", "MemoryResponseCache", "ResponseCache",
+    "BufferSink", "call_context", "ChatBackend", "ChatReply", "LLMGateway", "LLMResult", "MemoryResponseCache", "ResponseCache",
     "ScriptExhausted", "ScriptedBackend", "StructuredOutputUnsupported", "TransientError",
     "parse_reply", "schema_name", "strict_schema", *sorted(_LAZY),
 ]

@@ -15,7 +15,8 @@ from typing import Any, Callable, Union
 
 from pydantic import BaseModel
 
-from .gateway import ChatReply
+from .protocol import ChatReply
+from .tokens import estimate_tokens
 from .schema import schema_name
 
 # What a script step may be: reply text, a JSON-able dict/list, a model instance, a full
@@ -34,6 +35,7 @@ class ScriptedCall:
     response_format: dict | None
     timeout: float
     prompt: str | None          # schema name from response_format, when there is one
+    max_tokens: int | None = None
 
 
 class ScriptedBackend:
@@ -66,9 +68,10 @@ class ScriptedBackend:
         return [c for c in self.calls if c.prompt == name]
 
     def chat(self, messages: list[dict], *, temperature: float, response_format: dict | None,
-             timeout: float) -> ChatReply:
+             timeout: float, max_tokens: int | None = None) -> ChatReply:
         prompt = _prompt_of(response_format)
-        call = ScriptedCall([dict(m) for m in messages], temperature, response_format, timeout, prompt)
+        call = ScriptedCall([dict(m) for m in messages], temperature, response_format, timeout,
+                            prompt, max_tokens)
         with self._lock:
             self.calls.append(call)
             queue = self._by_prompt.get(prompt) if prompt else None
@@ -102,6 +105,6 @@ def _play(step: Step, messages: list[dict]) -> ChatReply:
         text = json.dumps(step, ensure_ascii=False)
     else:
         text = str(step)
-    prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
-    return ChatReply(text=text, input_tokens=max(1, prompt_chars // 4),
-                     output_tokens=max(1, len(text) // 4))
+    prompt = "".join(str(m.get("content") or "") for m in messages)
+    return ChatReply(text=text, input_tokens=max(1, estimate_tokens(prompt)),
+                     output_tokens=max(1, estimate_tokens(text)))

@@ -8,20 +8,23 @@ redaction list; every error leaving this module has been redacted.
 from __future__ import annotations
 
 import email.utils
+import json
 import os
-import re
+import threading
 import time
+import urllib.request
 from typing import Any, Mapping
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import openai
 
 from ..errors import InputError
-from .gateway import ChatReply, StructuredOutputUnsupported, TransientError
+from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
+from .redact import Redactor, strip_url_credentials, url_secrets
 
 PLACEHOLDER_KEY = "not-needed"   # local servers ignore the key, but the SDK insists on one
-_KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{2,})[A-Za-z0-9_\-*.]*")
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
+OPENAI_HOSTS = ("api.openai.com",)
+PROBE_TIMEOUT_S = 5.0
 _FORMAT_WORDS = ("response_format", "json_schema", "structured output", "response format")
 
 
@@ -68,22 +71,54 @@ def make_openai_client(api_key: str | None = None, base_url: str | None = None,
     key, url = resolve_openai_settings(api_key, base_url)
     if key is None:
         raise MissingCredentials(
-            "no OpenAI API key: set OPENAI_API_KEY (environment or Streamlit secrets), or set "
-            "OPENAI_BASE_URL to a local OpenAI-compatible server", field="OPENAI_API_KEY")
+            "no OpenAI API key: set OPENAI_API_KEY (environment or Streamlit secrets), or point "
+            "to a local OpenAI-compatible server with --base-url URL (or OPENAI_BASE_URL), "
+            "which needs no key", field="OPENAI_API_KEY")
     return openai.OpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0)
 
 
-def safe_url(url: str | None) -> str | None:
-    """The URL without user:password, fit for display."""
-    if not url:
-        return url
-    parts = urlsplit(str(url))
-    if parts.username or parts.password:
-        netloc = parts.hostname or ""
-        if parts.port:
-            netloc += f":{parts.port}"
-        parts = parts._replace(netloc=netloc)
-    return urlunsplit(parts)
+safe_url = strip_url_credentials   # the URL without user:password, fit to store or show
+
+
+def is_openai_itself(url: str | None) -> bool:
+    host = (urlsplit(str(url)).hostname or "") if url else "api.openai.com"
+    return host in OPENAI_HOSTS
+
+
+class _Deadline(Exception):
+    pass
+
+
+def within(deadline_s: float, fn):
+    """fn() or `_Deadline` once `deadline_s` have passed, whatever the server sends meanwhile.
+
+    The SDK's timeout bounds each wait for a byte, so a server that trickles a byte every few
+    seconds would hold a call for ever; the request runs in a thread of its own and is left
+    behind when the deadline passes (its own read timeout ends it once the server stops).
+    """
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="llm-request", daemon=True)
+    worker.start()
+    worker.join(deadline_s)
+    if worker.is_alive():
+        raise _Deadline
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _kind_of_body(value: Any) -> str:
+    text = str(value).lstrip()[:200].lower()
+    if text.startswith("<!doctype html") or text.startswith("<html") or "<body" in text:
+        return "an HTML page"
+    return "something that is not JSON" if isinstance(value, str) else f"a {type(value).__name__}"
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -108,6 +143,12 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
+def _rejects_param(exc: openai.APIStatusError, param: str) -> bool:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    text = str(body.get("message") or exc.message)
+    return exc.status_code == 400 and (body.get("param") == param or param in text)
+
+
 def _rejects_temperature(exc: openai.APIStatusError) -> bool:
     body = exc.body if isinstance(exc.body, dict) else {}
     text = str(body.get("message") or exc.message).lower()
@@ -125,55 +166,98 @@ class OpenAIChatBackend:
             key, url = resolve_openai_settings(api_key, base_url)
             client = make_openai_client(key, url)
         self._client = client
-        self.base_url = safe_url(str(client.base_url))
+        raw_url = str(client.base_url)
+        self.base_url = safe_url(raw_url)
         # Reasoning models (o-series, gpt-5) reject any temperature; learnt from the first 400.
         self.send_temperature = True
-        known = {api_key, getattr(client, "api_key", None)}
-        self._secrets = tuple(s for s in known if isinstance(s, str) and len(s) >= 4 and s != PLACEHOLDER_KEY)
+        # OpenAI itself wants max_completion_tokens (reasoning models reject max_tokens); other
+        # servers know max_tokens. A 400 naming the parameter switches to the other one.
+        self.cap_param = "max_completion_tokens" if is_openai_itself(raw_url) else "max_tokens"
+        known = [api_key, getattr(client, "api_key", None), *url_secrets(base_url),
+                 *url_secrets(raw_url)]
+        self.redactor = Redactor(s for s in known if s != PLACEHOLDER_KEY)
 
     def __repr__(self) -> str:
         return f"OpenAIChatBackend(model={self.model!r}, base_url={self.base_url!r}, api_key='***')"
 
+    @property
+    def local(self) -> bool:
+        return not is_openai_itself(self.base_url)
+
     def redact(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        text = _BEARER.sub(r"\1***", text)
-        return _KEY_PATTERN.sub(lambda m: m.group(1)[:5] + "***", text)
+        return self.redactor.text(text)
+
+    def list_models(self) -> list[str] | None:
+        """The ids the server lists at /v1/models; None when it does not say."""
+        try:
+            page = self._client.models.list(timeout=PROBE_TIMEOUT_S)
+            return [m.id for m in getattr(page, "data", []) or [] if getattr(m, "id", None)]
+        except Exception:  # noqa: BLE001 - a server without /models is still usable
+            return None
+
+    def server_slots(self) -> int | None:
+        """How many requests a llama.cpp server serves at once (its /props), when it says."""
+        root = self.base_url.rstrip("/")
+        root = root[:-3] if root.endswith("/v1") else root
+        request = urllib.request.Request(f"{root}/props", headers={
+            "Authorization": f"Bearer {self._client.api_key}"})
+        try:
+            with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT_S) as resp:  # noqa: S310
+                slots = json.loads(resp.read(65536)).get("total_slots")
+        except Exception:  # noqa: BLE001 - not llama.cpp, or no /props: nothing learnt
+            return None
+        return int(slots) if isinstance(slots, int) and slots > 0 else None
 
     def chat(self, messages: list[dict], *, temperature: float, response_format: dict | None,
-             timeout: float) -> ChatReply:
+             timeout: float, max_tokens: int | None = None) -> ChatReply:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": timeout}
         if self.send_temperature:
             kwargs["temperature"] = temperature
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if max_tokens:
+            kwargs[self.cap_param] = max_tokens
+        again = dict(messages=messages, temperature=temperature,
+                     response_format=response_format, timeout=timeout, max_tokens=max_tokens)
         try:
-            resp = self._client.chat.completions.create(**kwargs)
-        except openai.APITimeoutError:
-            raise TransientError(f"request timed out after {timeout:g}s") from None
+            resp = within(timeout, lambda: self._client.chat.completions.create(**kwargs))
+        except (_Deadline, openai.APITimeoutError):
+            raise TransientError(f"request timed out: no complete reply from {self.base_url} "
+                                 f"within {timeout:g} s", timed_out=True) from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc.__context__
-            detail = f" ({type(cause).__name__})" if cause is not None else ""
-            raise TransientError(self.redact(f"connection error{detail}: {exc}")) from None
+            detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
+            raise TransientError(self.redact(
+                f"connection error: could not reach {self.base_url}{detail}")) from None
         except openai.APIStatusError as exc:
             if "temperature" in kwargs and _rejects_temperature(exc):
                 self.send_temperature = False
-                return self.chat(messages, temperature=temperature,
-                                 response_format=response_format, timeout=timeout)
+                return self.chat(**again)
+            if max_tokens and _rejects_param(exc, self.cap_param):
+                self.cap_param = ("max_tokens" if self.cap_param == "max_completion_tokens"
+                                  else "max_completion_tokens")
+                return self.chat(**again)
             raise self._status_error(exc, response_format) from None
         except openai.OpenAIError as exc:
             raise BackendError(self.redact(f"{type(exc).__name__}: {exc}")) from None
-
+        if not hasattr(resp, "choices"):
+            # a proxy or a web server at the base URL: HTTP 200, but an HTML page
+            raise BackendError(self.redact(
+                f"the server at {self.base_url} answered with {_kind_of_body(resp)} instead of "
+                "an OpenAI chat completion: check the base URL (it usually ends in /v1)"))
         if not resp.choices:
             raise TransientError("the server returned no choices")
-        message = resp.choices[0].message
+        choice = resp.choices[0]
+        message = choice.message
         refusal = getattr(message, "refusal", None)
         if not message.content and refusal:
             raise BackendError(self.redact(f"the model refused: {refusal}"))
         usage = resp.usage
         return ChatReply(text=message.content or "",
                          input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
+                         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                         finish_reason=getattr(choice, "finish_reason", None),
+                         model=getattr(resp, "model", None))
 
     def _status_error(self, exc: openai.APIStatusError, response_format: dict | None) -> Exception:
         status = exc.status_code

@@ -1,14 +1,21 @@
 """The prompts of every LLM stage: pure functions returning chat messages, each with the
 pydantic model of its reply beside it, and the decider that asks them through the gateway.
 
-Each module exposes `NAME` (the prompt name the gateway tallies usage under), `SYSTEM`,
-a reply model, and `render(...) -> list[dict]`.
+Each module exposes `NAME` (the prompt name the gateway tallies usage under), `SYSTEMS` (the
+system text of each preset), a reply model, and `render(..., preset) -> list[dict]`.
+
+Presets: `paper` (the default) writes each prompt to the intent, rules, output and examples
+of the official implementation's prompt for that stage; `strict` keeps our own, stricter
+texts. A run stores its preset, so its calls can always be read beside the texts that made
+them.
 """
 
 from __future__ import annotations
 
-from . import (answer, anticipate, consolidate, direct_distill, distill, integrate, narrate,
-               partition, select, summarize)
+from . import (answer, anticipate, consolidate, direct_distill, distill, integrate, judge,
+               narrate, partition, select, summarize)
+
+PRESETS = ("paper", "strict")
 
 PROMPTS = {m.NAME: m for m in (partition, narrate, select, integrate, anticipate, distill,
                                direct_distill, consolidate, summarize, answer)}
@@ -17,7 +24,24 @@ PROMPTS = {m.NAME: m for m in (partition, narrate, select, integrate, anticipate
 STAGE_OF = {"partition": "partition", "narrate": "narration", "select": "integration",
             "integrate": "integration", "anticipate": "semantic", "distill": "semantic",
             "distill_direct": "semantic", "consolidate": "semantic", "summarize": "semantic",
-            "answer": "answer"}
+            "answer": "answer", "judge": "judge", "judge_longmemeval": "judge"}
 
-__all__ = ["PROMPTS", "STAGE_OF", "answer", "anticipate", "consolidate", "direct_distill",
-           "distill", "integrate", "narrate", "partition", "select", "summarize"]
+# Output caps (max_tokens) per prompt, sized to the longest reply the stage needs with room
+# to spare. Without one, a small local model that loops inside a JSON string writes until
+# the timeout. A reply cut at its cap is retried once with a doubled cap.
+MAX_TOKENS = {"partition": 1024, "narrate": 768, "select": 256, "integrate": 1024,
+              "anticipate": 768, "distill": 1024, "distill_direct": 1024, "consolidate": 384,
+              "summarize": 3072, "answer": 512, "judge": 256, "judge_longmemeval": 256}
+
+
+def prompt_texts(preset: str = "paper", dates: str = "preset") -> dict[str, str]:
+    """The system text of every prompt of a preset, by prompt name, as a run sends them."""
+    out = {name: module.SYSTEMS[preset] for name, module in PROMPTS.items()}
+    out["distill"] = distill.system(preset, dates)
+    out["distill_direct"] = direct_distill.system(preset, dates)
+    return out
+
+
+__all__ = ["MAX_TOKENS", "PRESETS", "PROMPTS", "STAGE_OF", "answer", "anticipate",
+           "consolidate", "direct_distill", "distill", "integrate", "judge", "narrate",
+           "partition", "prompt_texts", "select", "summarize"]

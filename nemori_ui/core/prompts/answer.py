@@ -1,4 +1,9 @@
-"""P_ans (§3.4): answer a question from the retrieved memory."""
+"""P_ans (§3.4): answer a question from the retrieved memory.
+
+The paper preset follows the published evaluation: a very short answer, reasoned step by step
+over memory lines that each carry their timestamp (the reasoning is a field of its own, so
+the answer that is scored stays short). The strict preset answers directly and abstains.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from .render import chat
 
 NAME = "answer"
 
-SYSTEM = """\
+STRICT = """\
 You answer a question about past conversations using only the memories provided: episode
 narratives, known facts and original messages.
 
@@ -20,11 +25,47 @@ narratives, known facts and original messages.
 
 Reply with JSON: {"answer": "..."}."""
 
+PAPER = """\
+You answer questions from the memories of a conversation between two speakers. Every memory
+line starts with its timestamp in brackets; use it.
+
+Instructions:
+1. Read all the memories of both speakers carefully.
+2. Pay close attention to the timestamps to determine the answer.
+3. For a question about a specific event or fact, look for direct evidence in the memories.
+4. When memories contradict each other, the most recent one wins.
+5. For relative time references ("last year", "two months ago"), work out the actual date
+   from the timestamp of the memory that contains them: a memory dated 4 May 2022 saying
+   "went to India last year" means the trip was in 2021.
+6. Always turn relative references into specific dates, months or years ("last year" becomes
+   "2022", "two months ago" becomes "March 2023"); never answer with the relative phrase.
+7. Keep to what the memories say; do not confuse people named in a memory with the two
+   speakers who had the conversation.
+8. The answer has fewer than 5-6 words.
+
+Think step by step in "reasoning": find the memories that bear on the question, check their
+timestamps and content, look for explicit dates, places or events, show any date arithmetic,
+and check that the answer addresses the question. Then give the short, specific answer,
+without vague time references, in "answer".
+
+Reply with JSON only: {"reasoning": "...", "answer": "..."}."""
+
+SYSTEMS = {"paper": PAPER, "strict": STRICT}
+
 
 class AnswerReply(BaseModel):
     answer: str = Field(description="the short answer")
 
 
-def render(question: str, context: str) -> list[dict]:
+class ReasonedAnswerReply(BaseModel):
+    # reasoning first: the model works the answer out before it commits to it
+    reasoning: str = Field(description="step-by-step reasoning over the memories")
+    answer: str = Field(description="the answer, fewer than 5-6 words")
+
+
+REPLIES = {"paper": ReasonedAnswerReply, "strict": AnswerReply}
+
+
+def render(question: str, context: str, preset: str = "paper") -> list[dict]:
     user = f"Memories:\n{context.strip() or '(none)'}\n\nQuestion: {' '.join(question.split())}"
-    return chat(SYSTEM, user)
+    return chat(SYSTEMS[preset], user)

@@ -16,25 +16,33 @@ from ..models import Episode, Message, SemanticMemory
 from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, ConsolidationDecision,
                                   Decider, Decision, DistillDecision, Insight, NarrationDecision,
                                   PartitionDecision, SelectDecision, SummaryDecision)
-from . import (answer, anticipate, consolidate, direct_distill, distill, integrate, narrate,
-               partition, select, summarize)
+from . import (MAX_TOKENS, answer, anticipate, consolidate, direct_distill, distill, integrate,
+               narrate, partition, select, summarize)
+from ..llm.servers import display_model
 
 D = TypeVar("D", bound=Decision)
 
 
 class LLMDecider:
+    # Integration is checked across windows only, as in the official implementation: the
+    # partition has just separated the episodes of one window, so asking whether one
+    # continues another would cost a select call per episode for nothing.
+    integrates_within_window = False
+
     def __init__(self, gateway, config: PipelineConfig, fallback: Decider):
         self.gateway = gateway
         self.config = config
         self.fallback = fallback
+        self.preset = config.prompts
+        self.dates = config.distill_dates
         backend = gateway.backend
-        self.label = f"{getattr(backend, 'name', config.backend)}:" \
-                     f"{getattr(backend, 'model', None) or config.model}"
+        model = getattr(backend, "model", None) or config.model
+        self.label = f"{getattr(backend, 'name', config.backend)}:{display_model(model)}"
 
     # -- episodic -----------------------------------------------------------------------------
 
     def partition(self, window: list[Message]) -> PartitionDecision:
-        result = self._ask(partition, partition.render(window), partition.PartitionReply)
+        result = self._ask(partition, partition.render(window, self.preset), partition.PartitionReply)
         if not result.ok:
             return self._offline(result, lambda: self.fallback.partition(window))
         # passed through as returned: the stage repairs and shows any gap or repeat
@@ -44,13 +52,13 @@ class LLMDecider:
                                  call_ids=[result.record.id])
 
     def narrate(self, messages: list[Message]) -> NarrationDecision:
-        result = self._ask(narrate, narrate.render(messages), narrate.NarrateReply)
+        result = self._ask(narrate, narrate.render(messages, self.preset), narrate.NarrateReply)
         return self._narration(result, lambda: self.fallback.narrate(messages))
 
     def select_integration(self, new: Episode,
                            candidates: list[tuple[Episode, float]]) -> SelectDecision:
         episodes = [e for e, _ in candidates]
-        result = self._ask(select, select.render(new, episodes), select.SelectReply)
+        result = self._ask(select, select.render(new, episodes, self.preset), select.SelectReply)
         if not result.ok:
             return self._offline(result, lambda: self.fallback.select_integration(new, candidates))
         # an index outside 1..K is the stage's to repair (and show), not ours to hide
@@ -59,7 +67,7 @@ class LLMDecider:
 
     def merge_episodes(self, old: Episode, new: Episode,
                        messages: list[Message]) -> NarrationDecision:
-        result = self._ask(integrate, integrate.render(old, new), integrate.IntegrateReply)
+        result = self._ask(integrate, integrate.render(old, new, self.preset), integrate.IntegrateReply)
         return self._narration(result, lambda: self.fallback.merge_episodes(old, new, messages))
 
     # -- semantic -----------------------------------------------------------------------------
@@ -67,20 +75,20 @@ class LLMDecider:
     def anticipate(self, cue: str,
                    evoked: list[tuple[SemanticMemory, float]]) -> AnticipationDecision:
         known = [m.text for m, _ in evoked]
-        result = self._ask(anticipate, anticipate.render(cue, known), anticipate.AnticipateReply)
+        result = self._ask(anticipate, anticipate.render(cue, known, self.preset), anticipate.AnticipateReply)
         if not result.ok:
             return self._offline(result, lambda: self.fallback.anticipate(cue, evoked))
         return AnticipationDecision(prediction=result.value.prediction.strip(),
                                     call_ids=[result.record.id])
 
     def distill(self, messages: list[Message], prediction: str) -> DistillDecision:
-        result = self._ask(distill, distill.render(messages, prediction), distill.DistillReply)
+        result = self._ask(distill, distill.render(messages, prediction, self.preset, self.dates), distill.DistillReply)
         if not result.ok:
             return self._offline(result, lambda: self.fallback.distill(messages, prediction))
         return self._insights(result, messages)
 
     def distill_direct(self, messages: list[Message]) -> DistillDecision:
-        result = self._ask(direct_distill, direct_distill.render(messages),
+        result = self._ask(direct_distill, direct_distill.render(messages, self.preset, self.dates),
                            direct_distill.DirectDistillReply)
         if not result.ok:
             return self._offline(result, lambda: self.fallback.distill_direct(messages))
@@ -89,7 +97,7 @@ class LLMDecider:
     def consolidate(self, insight: str,
                     candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision:
         existing = [m.text for m, _ in candidates]
-        result = self._ask(consolidate, consolidate.render(insight, existing),
+        result = self._ask(consolidate, consolidate.render(insight, existing, self.preset),
                            consolidate.ConsolidateReply)
         if not result.ok:
             return self._offline(result, lambda: self.fallback.consolidate(insight, candidates))
@@ -101,7 +109,7 @@ class LLMDecider:
                                      reason=reply.reason.strip(), call_ids=[result.record.id])
 
     def summarize(self, summary: str, insights: list[str]) -> SummaryDecision:
-        result = self._ask(summarize, summarize.render(summary, insights),
+        result = self._ask(summarize, summarize.render(summary, insights, self.preset),
                            summarize.SummarizeReply)
         offline = lambda: self.fallback.summarize(summary, insights)  # noqa: E731
         if not result.ok:
@@ -113,7 +121,8 @@ class LLMDecider:
         return SummaryDecision(summary=text, call_ids=[result.record.id])
 
     def answer(self, question: str, context: str) -> AnswerDecision:
-        result = self._ask(answer, answer.render(question, context), answer.AnswerReply,
+        result = self._ask(answer, answer.render(question, context, self.preset),
+                           answer.REPLIES[self.preset],
                            temperature=self.config.answer_temperature)
         offline = lambda: self.fallback.answer(question, context)  # noqa: E731
         if not result.ok:
@@ -127,7 +136,8 @@ class LLMDecider:
 
     def _ask(self, prompt, messages: list[dict], model, *, temperature: float | None = None):
         temp = self.config.temperature if temperature is None else temperature
-        return self.gateway.complete(prompt.NAME, messages, model, temperature=temp)
+        return self.gateway.complete(prompt.NAME, messages, model, temperature=temp,
+                                     max_tokens=MAX_TOKENS.get(prompt.NAME))
 
     def _narration(self, result, offline: Callable[[], NarrationDecision]) -> NarrationDecision:
         if not result.ok:

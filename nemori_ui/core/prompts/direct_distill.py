@@ -3,23 +3,32 @@
 from __future__ import annotations
 
 from ..models import Message
-from .distill import INSIGHT_RULES, DistillReply
+from .distill import DistillReply, insight_rules
 from .render import chat, numbered_messages
 
 NAME = "distill_direct"
 
-SYSTEM = f"""\
-You extract lasting knowledge from a conversation episode for a memory system.
+_HEAD = {
+    "strict": "You extract lasting knowledge from a conversation episode for a memory system.",
+    "paper": "You are a memory system. Extract high-value, persistent semantic memories from a "
+             "conversation episode: long-term knowledge, not passing details of the talk.",
+}
 
-{INSIGHT_RULES}
-
+_TAIL = """\
 If the episode holds nothing lasting, return an empty list.
 
-Reply with JSON: {{"insights": [{{"text": "...", "lines": [3, 4]}}, ...]}}."""
+Reply with JSON: {"insights": [{"text": "...", "lines": [3, 4]}, ...]}."""
+
+
+def system(preset: str = "paper", policy: str = "preset") -> str:
+    return f"{_HEAD[preset]}\n\n{insight_rules(preset, policy)}\n\n{_TAIL}"
+
+
+SYSTEMS = {"paper": system("paper"), "strict": system("strict")}
 
 DirectDistillReply = DistillReply
 
 
-def render(messages: list[Message]) -> list[dict]:
+def render(messages: list[Message], preset: str = "paper", dates: str = "preset") -> list[dict]:
     user = f"Episode (messages 1 to {len(messages)}):\n{numbered_messages(messages)}"
-    return chat(SYSTEM, user)
+    return chat(system(preset, dates), user)

@@ -13,7 +13,7 @@ NAME = "select"
 # make this the costliest prompt, and title, time and the narrative's two ends decide continuity.
 CANDIDATE_CHARS = 400
 
-SYSTEM = """\
+STRICT = """\
 You decide whether a new episode of a conversation is the continuation of an earlier one that
 was cut off, so the two can be stored as a single memory.
 
@@ -26,6 +26,26 @@ Otherwise answer -1. When in doubt, answer -1.
 Reply with JSON: {"reason": "one sentence", "idx": k}, where k is the candidate number
 (1 to the number of candidates) or -1 for none."""
 
+PAPER = """\
+You decide whether a new episodic memory should be merged into one of the existing episodes
+that resemble it, or kept as a separate episode.
+
+Merge only when all of these hold:
+- both describe the same event or the same conversation session;
+- they overlap in time or are very close to each other in time;
+- the new episode clearly continues the candidate, or tells the same topic from another
+  side, so that merging gives a fuller picture without mixing different events.
+
+Do not merge when:
+- they are different events or conversations, even about a similar topic;
+- more than about an hour separates them;
+- they happen in different contexts or with different participants.
+
+Reply with JSON only: {"reason": "brief explanation", "idx": k}, where k is the number of the
+candidate to merge with (1 to the number of candidates), or -1 to keep the episode separate."""
+
+SYSTEMS = {"paper": PAPER, "strict": STRICT}
+
 
 class SelectReply(BaseModel):
     # the reason comes first so a model states its grounds before it commits to a number
@@ -33,9 +53,9 @@ class SelectReply(BaseModel):
     idx: int = Field(description="candidate number, or -1 for none")
 
 
-def render(new: Episode, candidates: list[Episode]) -> list[dict]:
+def render(new: Episode, candidates: list[Episode], preset: str = "paper") -> list[dict]:
     listed = "\n\n".join(f"Candidate [{k}]\n{episode_of(c, CANDIDATE_CHARS)}"
                          for k, c in enumerate(candidates, start=1))
     user = (f"New episode:\n{episode_of(new)}\n\n"
             f"Earlier episodes (candidates 1 to {len(candidates)}):\n\n{listed}")
-    return chat(SYSTEM, user)
+    return chat(SYSTEMS[preset], user)

@@ -18,13 +18,16 @@ Update it with the new facts:
 
 Reply with JSON: {"summary": "..."}."""
 
+# Appendix A's variant has no official prompt to follow: both presets use this one.
+SYSTEMS = {"paper": SYSTEM, "strict": SYSTEM}
+
 
 class SummarizeReply(BaseModel):
     summary: str = Field(description="the whole updated summary")
 
 
-def render(summary: str, insights: list[str]) -> list[dict]:
+def render(summary: str, insights: list[str], preset: str = "paper") -> list[dict]:
     current = summary.strip() or "(empty: nothing known yet)"
     fresh = "\n".join(f"- {' '.join(t.split())}" for t in insights)
     user = f"Current summary:\n{current}\n\nNew facts:\n{fresh}"
-    return chat(SYSTEM, user)
+    return chat(SYSTEMS[preset], user)

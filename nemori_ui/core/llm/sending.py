@@ -1,0 +1,167 @@
+"""One logical request of a call, with its retries: how long each attempt may take, how long
+the call may keep retrying, what a reply cut at its output cap gets, and a log entry for every
+request sent, so a call's record shows each attempt whatever became of it."""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass, field
+
+from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
+from .schema import response_format_for, schema_instruction
+from .tokens import estimate_messages, estimate_tokens
+
+log = logging.getLogger(__name__)
+
+# A reply cut at its cap is asked once more with the cap multiplied by this, never above
+# MAX_CAP; cut again, the call is recorded as truncated.
+CAP_GROWTH = 2
+MAX_CAP = 8192
+MIN_ATTEMPT_S = 1.0     # an attempt with less time than this left in the budget is not started
+
+
+class CallFailed(Exception):
+    def __init__(self, message: str, *, backend: bool = False):
+        super().__init__(message)
+        self.backend = backend   # the server could not be used, as opposed to a bad reply
+
+
+@dataclass
+class CallState:
+    cap: int | None = None          # max_tokens of the next request
+    started: float = 0.0            # gateway clock
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    finish_reason: str | None = None
+    served_model: str | None = None
+    notes: list[str] = field(default_factory=list)
+    log: list[dict] = field(default_factory=list)
+
+
+class Sender:
+    def __init__(self, gateway):
+        self.gw = gateway
+
+    def _left(self, st: CallState) -> float | None:
+        budget = self.gw.retry_budget_s
+        return None if budget is None else budget - (self.gw.clock() - st.started)
+
+    def send(self, convo: list[dict], prompt_name: str, schema: dict, temperature: float,
+             st: CallState) -> tuple[ChatReply, list[dict]]:
+        """The reply (text already redacted) and the messages that produced it."""
+        gw = self.gw
+        failures, enlarged = 0, False
+        while True:
+            mode = gw.structured_output
+            sent = convo if mode == "json_schema" else schema_instruction(convo, schema)
+            response_format = response_format_for(mode, prompt_name, schema)
+            left = self._left(st)
+            deadline = gw.timeout_s if left is None else max(MIN_ATTEMPT_S, min(gw.timeout_s, left))
+            st.attempts += 1
+            entry = {"n": st.attempts, "max_tokens": st.cap, "deadline_s": round(deadline, 1)}
+            t0 = gw.clock()
+            in_flight = 1
+            try:
+                with gw.limit as in_flight:
+                    reply = gw.backend.chat(sent, temperature=temperature,
+                                            response_format=response_format, timeout=deadline,
+                                            max_tokens=st.cap)
+            except StructuredOutputUnsupported as exc:
+                self._log(st, entry, t0, "rejected", str(exc))
+                if mode != "json_schema":
+                    raise CallFailed(f"server rejected response_format {mode}: {exc}") from None
+                self._fall_back(str(exc), st)
+                continue
+            except TransientError as exc:
+                failures += 1
+                # a timed-out request reached the server, which read the prompt: its input
+                # tokens were spent (an estimate, the server never said)
+                spent = estimate_messages(sent) if exc.timed_out else 0
+                st.input_tokens += spent
+                self._log(st, entry, t0, "timed out" if exc.timed_out else "failed", str(exc),
+                          input_tokens=spent)
+                if exc.timed_out and gw.limit.queued_timeout(in_flight):
+                    gw.notice(f"{prompt_name}: a request timed out with {in_flight} in flight; "
+                              f"the server seems to queue them, so at most {gw.limit.limit} "
+                              "will be sent at once")
+                self._retry_or_fail(exc, failures, prompt_name, st)
+                continue
+            except Exception as exc:  # noqa: BLE001 - any backend failure becomes a failed record
+                self._log(st, entry, t0, "failed", f"{type(exc).__name__}: {exc}")
+                raise CallFailed(f"{type(exc).__name__}: {exc}", backend=True) from None
+            gw.limit.succeeded()
+            reply = self._account(reply, sent, st)
+            if reply.finish_reason == "length":
+                self._log(st, entry, t0, "truncated", None, reply)
+                cap = st.cap
+                if cap and not enlarged and cap < MAX_CAP:
+                    enlarged = True
+                    st.cap = min(MAX_CAP, cap * CAP_GROWTH)
+                    st.notes.append(f"reply cut at max_tokens={cap}; asked again with {st.cap}")
+                    continue
+                raise CallFailed(f"truncated: the reply was cut at max_tokens={cap or 'the server limit'} "
+                                 "(finish_reason length) and is not valid JSON")
+            self._log(st, entry, t0, "ok", None, reply)
+            return reply, sent
+
+    def _retry_or_fail(self, exc: TransientError, failures: int, prompt_name: str,
+                       st: CallState) -> None:
+        gw = self.gw
+        delay = self._backoff(failures, exc.retry_after)
+        left = self._left(st)
+        why = None
+        if failures > gw.retries:
+            why = ""
+        elif left is not None and left - delay < MIN_ATTEMPT_S:
+            why = f" within the {gw.retry_budget_s:g} s retry budget"
+        elif gw.streak_expired():
+            why = " (no call has been answered for too long)"
+        if why is not None:
+            raise CallFailed(gw.redact.text(f"gave up after {st.attempts} attempts{why}: {exc}"),
+                             backend=True) from None
+        # a failure a retry recovered from is still one: keep it on the call's record
+        st.notes.append(gw.redact.text(f"attempt {st.attempts} failed, retried: {exc}"))
+        gw.notice(gw.redact.text(f"{prompt_name}: attempt {st.attempts} failed ({exc}); "
+                                 f"retry {failures} of {gw.retries} in {delay:.1f} s"))
+        gw.sleep(delay)
+
+    def _account(self, reply: ChatReply, sent: list[dict], st: CallState) -> ChatReply:
+        text = self.gw.redact.text(reply.text) or ""
+        tokens_in, tokens_out = reply.input_tokens, reply.output_tokens
+        if tokens_in == 0 and tokens_out == 0:
+            # Some local servers send no usage block; an estimate beats a silent zero.
+            tokens_in, tokens_out = estimate_messages(sent), estimate_tokens(text)
+        st.input_tokens += tokens_in
+        st.output_tokens += tokens_out
+        st.finish_reason = reply.finish_reason
+        st.served_model = reply.model or st.served_model
+        return reply.model_copy(update={"text": text, "input_tokens": tokens_in,
+                                        "output_tokens": tokens_out})
+
+    def _log(self, st: CallState, entry: dict, t0: float, outcome: str, error: str | None,
+             reply: ChatReply | None = None, input_tokens: int = 0) -> None:
+        entry.update(seconds=round(self.gw.clock() - t0, 3), outcome=outcome,
+                     error=self.gw.redact.text(error) if error else None,
+                     input_tokens=reply.input_tokens if reply else input_tokens,
+                     output_tokens=reply.output_tokens if reply else 0)
+        st.log.append(entry)
+
+    def _fall_back(self, reason: str, st: CallState) -> None:
+        gw = self.gw
+        with gw._lock:
+            if gw.structured_output == "json_schema":
+                gw.structured_output = "json_object"
+                gw.fallback_reason = gw.redact.text(reason)
+                log.warning("server does not support json_schema output; using json_object (%s)",
+                            gw.fallback_reason)
+        st.notes.append("server rejected response_format json_schema; switched to json_object")
+
+    def _backoff(self, failure: int, retry_after: float | None) -> float:
+        gw = self.gw
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, gw.backoff_max_s)
+        ceiling = min(gw.backoff_max_s, gw.backoff_base_s * 2 ** (failure - 1))
+        # "Equal jitter": never less than half the step, so parallel callers spread out.
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
