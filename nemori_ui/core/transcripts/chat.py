@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import Conversation
-from .common import Turn, build_conversation, describe, join, kind, need, stem
+from .common import Turn, build_conversation, describe, join, kind, need, scalar_text, stem
 from .timestamps import to_timestamp
 
 ROLES = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system",
@@ -59,7 +59,10 @@ def parse(doc: Any, *, source: str) -> list[Conversation]:
         raise InputError("no conversations", file=source, field="conversations")
     result = []
     for obj, messages, path, default_id in found:
-        conv_id = str(obj["id"]) if obj and obj.get("id") not in (None, "") else default_id
+        conv_id = default_id
+        if obj and obj.get("id") not in (None, ""):
+            owner = path.removesuffix("messages").removesuffix(".")   # the conversation's path
+            conv_id = scalar_text(obj["id"], file=source, field=join(owner, "id"))
         extra = {k: v for k, v in obj.items() if k not in ("id", "messages")} if obj else {}
         result.append(build_conversation(conv_id, _messages(messages, path, source), extra))
     return result
@@ -93,6 +96,9 @@ def _messages(messages: Any, path: str, source: str) -> list[Turn]:
         if msg["content"] is None:
             continue
         text = content_text(msg["content"], file=source, field=join(mpath, "content"))
+        if not text.strip():
+            raise InputError("'content' is empty: a message needs text (null marks a turn "
+                             "that only called tools)", file=source, field=join(mpath, "content"))
         name = msg.get("name")
         speaker = name.strip() if isinstance(name, str) and name.strip() else raw_role.strip()
         stamp = next((k for k in TIME_KEYS if msg.get(k) not in (None, "")), None)

@@ -4,6 +4,7 @@ JSON loading with located errors, and small type checks that name the offending 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -103,6 +104,8 @@ def join(path: str, key: str | int) -> str:
 def kind(value: Any) -> str:
     if value is None:
         return "null"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else "Infinity"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
             list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
 
@@ -114,15 +117,31 @@ def need(value: Any, typ: type | tuple[type, ...], *, file: str, field: str, wha
     raise InputError(f"expected {what}, got {kind(value)}", file=file, field=field or None)
 
 
-def need_text(obj: dict, key: str, *, file: str, field: str) -> str:
-    """A required string member; numbers are accepted and turned into text."""
+def need_text(obj: dict, key: str, *, file: str, field: str, empty_ok: bool = True) -> str:
+    """A required string member; finite numbers are accepted and turned into text.
+
+    NaN and Infinity (which Python's JSON reader accepts) are refused rather than read as the
+    words "nan" and "inf"; with empty_ok=False so is a blank string.
+    """
     path = join(field, key)
     if key not in obj or obj[key] is None:
         raise InputError(f"missing '{key}'", file=file, field=path)
-    value = obj[key]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    text = scalar_text(obj[key], file=file, field=path, what="a string")
+    if not empty_ok and not text.strip():
+        raise InputError(f"'{key}' is empty", file=file, field=path)
+    return text
+
+
+def scalar_text(value: Any, *, file: str, field: str, line: int | None = None,
+                what: str = "a string or number") -> str:
+    """A name or id as text: a string, or a finite number. Objects, lists, booleans, NaN and
+    Infinity are refused: str() would turn them into ids such as "{'a': 1}" or "nan"."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return str(value)
-    return need(value, str, file=file, field=path, what="a string")
+    raise InputError(f"expected {what}, got {kind(value)}", file=file, line=line,
+                     field=field or None)
 
 
 def describe(doc: Any) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import Conversation
-from .common import (Turn, build_conversation, describe, join, need, need_text,
-                     one_or_many, spread)
+from .common import (Turn, build_conversation, describe, join, kind, need, need_text,
+                     one_or_many, scalar_text, spread)
 from .timestamps import to_timestamp
 
 _SESSION = re.compile(r"^session_([0-9]+)$")
@@ -76,6 +76,10 @@ def _session(conv: dict, n: int, conv_path: str, source: str) -> list[Turn]:
     date_key = f"{key}_date_time"
     if date_key not in conv:
         raise InputError(f"missing '{date_key}' for {key}", file=source, field=conv_path)
+    if conv[date_key] is not None and not isinstance(conv[date_key], str):
+        # a bare number would be read as unix seconds, dating the session in 1970
+        raise InputError(f"expected a date such as '1:56 pm on 8 May, 2023', got "
+                         f"{kind(conv[date_key])}", file=source, field=join(conv_path, date_key))
     start = to_timestamp(conv[date_key], file=source, field=join(conv_path, date_key))
     if start is None:
         raise InputError("empty session date", file=source, field=join(conv_path, date_key))
@@ -84,14 +88,18 @@ def _session(conv: dict, n: int, conv_path: str, source: str) -> list[Turn]:
     for i, turn in enumerate(raw):
         tpath = join(path, i)
         need(turn, dict, file=source, field=tpath, what="a turn object")
-        speaker = need_text(turn, "speaker", file=source, field=tpath)
+        speaker = need_text(turn, "speaker", file=source, field=tpath, empty_ok=False).strip()
         text = need_text(turn, "text", file=source, field=tpath)
         caption = turn.get("blip_caption")
         if isinstance(caption, str) and caption.strip():
             # The caption is the only trace of a shared photo; questions refer to it.
             text = f"{text} [Image: {caption.strip()}]".strip()
+        if not text.strip():
+            raise InputError("'text' is empty and the turn shares no image", file=source,
+                             field=join(tpath, "text"))
         ref = turn.get("dia_id")
-        turns.append(Turn(speaker=speaker, text=text, role="user", session=n,
-                          source_ref=str(ref) if ref is not None else f"D{n}:{i + 1}"))
+        ref = (scalar_text(ref, file=source, field=join(tpath, "dia_id")) if ref is not None
+               else f"D{n}:{i + 1}")
+        turns.append(Turn(speaker=speaker, text=text, role="user", session=n, source_ref=ref))
     spread(turns, start)
     return turns

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..models import Conversation
-from .common import (Turn, build_conversation, describe, join, need, need_text,
-                     one_or_many, spread)
+from .common import (Turn, build_conversation, describe, join, kind, need, need_text,
+                     one_or_many, scalar_text, spread)
 from .timestamps import to_timestamp
 
 _ROLES = ("user", "assistant")
@@ -51,12 +51,17 @@ def _instance(item: Any, path: str, source: str) -> Conversation:
     ids = item.get("haystack_session_ids")
     if not isinstance(ids, list) or len(ids) != len(sessions):
         ids = [f"S{k + 1}" for k in range(len(sessions))]
+    ids = [scalar_text(v, file=source, field=join(join(path, "haystack_session_ids"), k))
+           for k, v in enumerate(ids)]
 
     turns: list[Turn] = []
     answers: list[str] = []
     for k, session in enumerate(sessions):
         spath = join(join(path, "haystack_sessions"), k)
         need(session, list, file=source, field=spath, what="a list of turns")
+        if dates[k] is not None and not isinstance(dates[k], str):
+            raise InputError(f"expected a date such as '2023/05/20 (Sat) 02:21', got "
+                             f"{kind(dates[k])}", file=source, field=join(dates_path, k))
         start = to_timestamp(dates[k], file=source, field=join(dates_path, k))
         if start is None:   # the benchmark's temporal questions are meaningless without it
             raise InputError("empty session date", file=source, field=join(dates_path, k))

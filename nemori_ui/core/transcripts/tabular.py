@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 from ..errors import InputError
 from ..models import Conversation
 from .chat import ROLES, content_text
-from .common import Turn, build_conversation, kind, long_number, role_for, stem
+from .common import Turn, build_conversation, kind, long_number, role_for, scalar_text, stem
 from .timestamps import to_timestamp
 
 FIELDS = {
@@ -93,15 +93,13 @@ class _Builder:
         text = value("text")
         if text is None:
             raise InputError(_missing("text", self.column_map), **where)
-        text = content_text(text if not isinstance(text, (int, float)) else str(text),
-                            file=src, line=line, field=cols["text"])
+        if not isinstance(text, (str, list)):
+            text = scalar_text(text, **where, field=cols["text"], what="text")
+        text = content_text(text, file=src, line=line, field=cols["text"])
         speaker = value("speaker")
         if speaker is None:
             raise InputError(_missing("speaker", self.column_map), **where)
-        if not isinstance(speaker, (str, int, float)) or isinstance(speaker, bool):
-            raise InputError(f"expected a name, got {kind(speaker)}", **where,
-                             field=cols["speaker"])
-        speaker = str(speaker).strip()
+        speaker = scalar_text(speaker, **where, field=cols["speaker"], what="a name").strip()
         role = value("role")
         role = (_ROLE_VALUES.get(str(role).strip().lower(), "other") if role is not None
                 else role_for(speaker))
@@ -109,9 +107,13 @@ class _Builder:
         when = to_timestamp(stamp, **where, field=cols["timestamp"]) if stamp is not None else None
 
         conv_key = value("conversation")
-        turns, labels = self.convs.setdefault("" if conv_key is None else str(conv_key), ([], []))
+        if conv_key is not None:
+            conv_key = scalar_text(conv_key, **where, field=cols["conversation"],
+                                   what="a conversation id")
+        turns, labels = self.convs.setdefault(conv_key or "", ([], []))
         label = value("session")
         if label is not None:
+            label = scalar_text(label, **where, field=cols["session"], what="a session label")
             self.has_sessions = True
             if str(label) not in labels:
                 labels.append(str(label))
