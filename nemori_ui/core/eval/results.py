@@ -7,8 +7,6 @@ graded), never counted as wrong.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import secrets
 from datetime import datetime, timezone
@@ -16,6 +14,7 @@ from datetime import datetime, timezone
 from pydantic import BaseModel, Field
 
 from ..config import PipelineConfig
+from ..csv_cells import csv_text
 from ..store import Store
 from .metrics import mean
 from .qa import category_name
@@ -184,11 +183,7 @@ SUMMARY_COLUMNS = ["eval_id", "variant", "group", "name", "questions", "judge", 
 
 
 def _csv(columns: list[str], rows: list[list]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows(rows)
-    return out.getvalue()
+    return csv_text(columns, rows)      # formula-like text neutralised
 
 
 def questions_csv(run: EvalRun, rows: list[QuestionResult]) -> str:
