@@ -7,7 +7,8 @@ import streamlit as st
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.offline import OFFLINE_LABEL
 from nemori_ui.core.projection import pca_project, point_vectors, points_frame
-from nemori_ui.core.retrieval import ask
+from nemori_ui.core.retrieval import answer_question
+from nemori_ui.core.store import call_log
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.map_widgets import active_pca, index_facts, map_figure, memory_state, show_map
 from nemori_ui.ui.safe import md_escape
@@ -29,13 +30,15 @@ def answer(data, state, question: str, ablation: dict) -> dict:
     config = data.info.config
     clients = build_clients(config, get_store(), api_key=st.session_state.api_key or None,
                             secrets=secrets())
-    text, found, call_ids = ask(question, clients.decider, clients.embedder, state,
-                                data.message_by_id, config, **ablation)
+    out = answer_question(question, clients.decider, clients.embedder, state,
+                          data.message_by_id, config, run_id=data.run_id, **ablation)
     # embedded once more (a cache hit) to place the question on the map
     vector = clients.embedder.embed([question])[0].tolist()
-    calls = clients.drain_calls()
-    return {"run_id": data.run_id, "question": question, "answer": text,
-            "found": found.model_dump(), "vector": vector, "call_ids": call_ids,
+    ids = set(out.call_ids)
+    calls = [c for c in call_log.calls_of_run(get_store(), data.run_id, "ask") if c.id in ids]
+    return {"run_id": data.run_id, "question": question, "answer": out.answer,
+            "found": out.found.model_dump(), "vector": vector, "call_ids": out.call_ids,
+            "source": out.source, "fallback": out.fallback,
             "tokens": (sum(c.input_tokens for c in calls if not c.cached),
                        sum(c.output_tokens for c in calls if not c.cached))}
 
@@ -44,6 +47,13 @@ def show_result(result: dict) -> None:
     found = result["found"]
     st.markdown(f"**Question:** {md_escape(result['question'])}")
     st.success(md_escape(result["answer"] or "(no answer)"))
+    source = result.get("source", "model")
+    if source == "offline fallback":
+        st.warning("Answered by the offline engine: the model's reply could not be used "
+                   f"({md_escape(result.get('fallback') or '')}).")
+    else:
+        st.caption("Answered by the model" if source == "model" else
+                   "Answered by the offline engine, no LLM (an extractive answer)")
     c = st.columns(4)
     c[0].metric("Context size", f"{found['context_tokens']:,} tokens",
                 help="tokens of the retrieved context sent to the answer step "

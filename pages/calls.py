@@ -4,10 +4,16 @@ and a cost estimate from a price table the user edits."""
 import pandas as pd
 import streamlit as st
 
+from nemori_ui.core.llm.servers import is_local_server
+from nemori_ui.core.llm.usage import count_calls
 from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.prompts import prompt_texts
+from nemori_ui.core.prompts.distill import dates_kept
+from nemori_ui.core.store import call_log
 from nemori_ui.core.views import calls as views
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
+from nemori_ui.ui.state import get_store
 
 TEXT = st.column_config.TextColumn(width="large")
 
@@ -56,12 +62,15 @@ def cost_section(calls, prices: dict) -> dict:
     cost = views.estimate_cost(calls, prices)
     rows = []
     for r in cost["by_model"]:
-        price_in, price_out = views.listed_price(r["model"], prices)
+        price_in, price_out = (0.0, 0.0) if r["local"] else views.listed_price(r["model"], prices)
         rows.append({"model": r["model"], "cost": views.format_cost(r["cost"]),
-                     "calls": r["calls"], "input_tokens": r["input_tokens"],
+                     "calls": r["calls"], "cached": r["cached"],
+                     "input_tokens": r["input_tokens"],
                      "output_tokens": r["output_tokens"],
-                     "input $/1M": "unknown" if price_in is None else f"{price_in:g}",
-                     "output $/1M": "unknown" if price_out is None else f"{price_out:g}"})
+                     "input $/1M": views.LOCAL if r["local"] else
+                     "unknown" if price_in is None else f"{price_in:g}",
+                     "output $/1M": views.LOCAL if r["local"] else
+                     "unknown" if price_out is None else f"{price_out:g}"})
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="cost_by_model")
     if cost["unknown"]:
@@ -77,28 +86,70 @@ def call_detail(calls) -> None:
                                                  f"{by_id[i].status}"
                                                  + (" · cached" if by_id[i].cached else ""))
     c = by_id[call_id]
-    st.caption(f"{md_escape(c.backend)} · {md_escape(c.model)} · stage "
-               f"{md_escape(views.stage_of(c.prompt_name))} · {c.input_tokens:,} in / "
-               f"{c.output_tokens:,} out tokens · {c.latency_s:.2f} s · {c.attempts} attempt(s)"
-               + (" · served from the cache" if c.cached else ""))
+    served = f" (the server says {md_escape(c.served_model)})" \
+        if c.served_model and c.served_model != c.model else ""
+    st.caption(f"{md_escape(c.backend)} · {md_escape(views.model_label(c))}{served} · stage "
+               f"{md_escape(views.stage_of(c.prompt_name))} · for {md_escape(views.served_for(c))}"
+               f" · {c.input_tokens:,} in / {c.output_tokens:,} out tokens · {c.latency_s:.2f} s"
+               f" · {c.attempts} request(s)" + (" · served from the cache" if c.cached else "")
+               + (f" · {md_escape(c.server)}" if c.server else ""))
     if c.error:
-        st.error("This call failed or needed a repair.")
-        st.code(c.error, language=None, wrap_lines=True)
+        if c.status == "failed":
+            st.error("This call failed: the offline engine made its decision.")
+        else:
+            st.warning("This call needed a retry or a repair.")
+        st.code(views.shown(c.error), language=None, wrap_lines=True)
+    if c.requests:
+        st.caption("Requests sent")
+        st.dataframe(pd.DataFrame(c.requests), hide_index=True, key="call_requests")
     for i, message in enumerate(c.messages, start=1):
         st.caption(f"Message {i}: {md_escape(str(message.get('role', '?')))}")
-        st.code(str(message.get("content", "")), language=None, wrap_lines=True)
+        st.code(views.shown(str(message.get("content", ""))), language=None, wrap_lines=True)
     st.caption("Response")
-    st.code(c.response_text or "(no response)", language=None, wrap_lines=True)
+    st.code(views.shown(c.response_text) or "(no response)", language=None, wrap_lines=True)
     if c.parsed is not None:
         with st.expander("Parsed reply"):
             st.json(c.parsed)
+
+
+def prompts_section(config) -> None:
+    """The texts this run's calls were made with: its preset, every prompt in full."""
+    kept = dates_kept(config.prompts, config.distill_dates)
+    st.caption(f"Prompt preset **{config.prompts}** "
+               + ("(written to the official implementation's prompts)" if config.prompts == "paper"
+                  else "(our own stricter texts)")
+               + f" · distillation {'keeps' if kept else 'leaves out'} dates "
+               f"(policy: {config.distill_dates})")
+    with st.expander("The prompts of this run, in full"):
+        for name, text in prompt_texts(config.prompts, config.distill_dates).items():
+            st.caption(name)
+            st.code(text, language=None, wrap_lines=True)
+
+
+def outside_section(run_id: str, prices: dict) -> None:
+    """Calls made on this run's memory after it was built: Ask and evaluations."""
+    later = call_log.calls_of_run(get_store(), run_id)
+    st.subheader("Calls on this memory after the run (Ask, evaluation, judge)")
+    if not later:
+        st.caption("None yet: questions asked on the Ask page and evaluations of this run's "
+                   "memory are listed here with their cost.")
+        return
+    counts = count_calls(later)
+    cost = views.estimate_cost(later, prices)
+    st.caption(f"{counts['calls']} sent · {counts['cached']} cached · {counts['failed']} failed "
+               f"· {counts['input_tokens']:,} in / {counts['output_tokens']:,} out tokens · "
+               f"estimated cost {views.format_cost(cost['total'])}")
+    st.dataframe(views.call_table(later), hide_index=True, key="calls_later",
+                 column_config={"response": TEXT, "error": TEXT})
 
 
 data = page_setup("Calls and cost")
 if data is None:
     st.stop()
 calls = data.calls
-models = sorted({c.model for c in calls})
+models = sorted({c.model for c in calls if not is_local_server(c.server)})
+if data.info.config.backend != "offline":
+    prompts_section(data.info.config)
 
 if not calls:
     if data.info.decider == OFFLINE_LABEL:
@@ -128,18 +179,28 @@ with p1:
 with cost_slot:
     cost = cost_section(calls, prices)
 
+counts = count_calls(calls)
 m = headline.columns(4) + headline.columns(4)
-m[0].metric("Calls", len(calls))
-m[1].metric("Cached", int(spent["cached"].sum()), help="answered from the response cache: "
-                                                      "no request, no cost")
-m[2].metric("Failed", int(spent["failed"].sum()))
-m[3].metric("Latency", f"{spent['latency_s'].sum():.1f} s", help="summed over calls; "
-                                                                   "calls of a window overlap")
-m[4].metric("Input tokens", f"{int(spent['input_tokens'].sum()):,}",
+m[0].metric("LLM calls", counts["calls"], help="calls sent to the server (the Overview counts "
+                                              "the same); cache hits are counted apart")
+m[1].metric("Cached", counts["cached"], help="answered from the response cache: "
+                                             "no request, no cost")
+m[2].metric("Failed", counts["failed"], help="sent calls that ended without a usable reply; "
+                                             "the offline engine decided instead")
+m[3].metric("Requests", counts["requests"], help=f"HTTP requests sent, {counts['retries']} of "
+                                                 "them retries or repairs")
+m[4].metric("Input tokens", f"{counts['input_tokens']:,}",
             help="tokens sent to the backend; cached calls spend none")
-m[5].metric("Output tokens", f"{int(spent['output_tokens'].sum()):,}")
-m[6].metric("Estimated cost", views.format_cost(cost["total"]),
-            help="from the price table below; unknown while a model has no price")
+m[5].metric("Output tokens", f"{counts['output_tokens']:,}")
+m[6].metric("Latency", f"{counts['latency_s']:.1f} s", help="summed over calls; "
+                                                            "calls of a window overlap")
+m[7].metric("Estimated cost", views.format_cost(cost["total"]),
+            help="from the price table below; a local server costs nothing; unknown while a "
+                 "model has no price")
+
+st.subheader("Beside the paper's Table 9")
+st.dataframe(views.table9(calls), hide_index=True, key="table9",
+             column_config={"how ours differs": TEXT})
 
 st.subheader("Calls")
 table = views.call_table(calls)
@@ -163,3 +224,5 @@ st.dataframe(shown, hide_index=True, key="calls_table",
 st.subheader("One call")
 listed = set(shown["id"])
 call_detail([c for c in calls if c.id in listed] or calls)
+
+outside_section(data.run_id, prices)

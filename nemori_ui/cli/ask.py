@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+
 from ..core.clients import build_clients
-from ..core.retrieval import ask as ask_memory, load_state
+from ..core.retrieval import answer_question, load_state
 from ..core.store import records, runs
 from .common import add_home, print_json, store_from
 
@@ -16,19 +18,30 @@ def add_parser(sub) -> None:
     add_home(p)
 
 
+def _by(out) -> str:
+    if out.source == "model":
+        return "from the model"
+    if out.source == "offline fallback":
+        return f"from the offline fallback: {out.fallback}"
+    return "from the offline engine, no LLM"
+
+
 def run(args) -> int:
     store = store_from(args)
     config = runs.get_run(store, args.run_id).config
-    clients = build_clients(config, store)
+    clients = build_clients(config, store, notice=lambda text: print(f"note: {text}",
+                                                                      file=sys.stderr))
     state = load_state(store, args.run_id, clients.embedder.dim)
     messages = {m.id: m for m in records.load_messages(store, args.run_id)}
-    answer, found, _ = ask_memory(args.question, clients.decider, clients.embedder, state,
-                                  messages, config)
+    out = answer_question(args.question, clients.decider, clients.embedder, state, messages,
+                          config, run_id=args.run_id)
+    answer, found = out.answer, out.found
     if args.json:
-        print_json({"answer": answer, "episodes": found.episodes, "semantic": found.semantic,
+        print_json({"answer": answer, "answered_by": out.source, "fallback": out.fallback,
+                    "episodes": found.episodes, "semantic": found.semantic,
                     "raw": found.raw, "context_tokens": found.context_tokens})
         return 0
-    print(f"answer: {answer}\n")
+    print(f"answer ({_by(out)}): {answer}\n")
     for e in found.episodes:
         print(f"  episode {e['id']} {e['score']:.3f}  {e['cue']}")
     for m in found.semantic:

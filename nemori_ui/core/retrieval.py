@@ -6,13 +6,14 @@ run's active memory.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from pydantic import BaseModel
 
 from .config import PipelineConfig
+from .llm.sink import call_context
+from .llm.tokens import estimate_tokens
 from .models import Message
+from .prompts.render import NO_TIME, stamp
 from .pipeline.decisions import Decider
 from .pipeline.state import MemoryState
 from .store import Store
@@ -30,7 +31,20 @@ class Retrieval(BaseModel):
 
 def count_tokens(text: str) -> int:
     """Tokens as GPT-family tokenizers count English text, about four characters each."""
-    return math.ceil(len(text) / 4)
+    return estimate_tokens(text)
+
+
+def stamped_context(config: PipelineConfig) -> bool:
+    """The paper's answer prompt reads a timestamp on every memory line; the strict preset and
+    the offline engine's extractive answers read the lines as they always were."""
+    return config.prompts == "paper" and config.backend != "offline"
+
+
+def memory_time(memory, messages: dict[str, Message]) -> str:
+    """When a semantic memory was said: its latest source message."""
+    stamps = [messages[i].timestamp for i in memory.source_message_ids
+              if i in messages and messages[i].timestamp]
+    return stamp(max(stamps)) if stamps else NO_TIME
 
 
 def load_state(store: Store, run_id: str, dim: int) -> MemoryState:
@@ -42,12 +56,13 @@ def load_state(store: Store, run_id: str, dim: int) -> MemoryState:
 
 def retrieve(question: str, question_vec: np.ndarray, state: MemoryState,
              messages: dict[str, Message], config: PipelineConfig, *, episodic: bool = True,
-             semantic: bool = True, raw: bool = True) -> Retrieval:
+             semantic: bool = True, raw: bool = True, stamped: bool | None = None) -> Retrieval:
     """Top-k narratives, top-m memories and the raw messages of the top-r episodes."""
+    stamped = stamped_context(config) if stamped is None else stamped
     eps = state.search_episodes(question_vec, config.k) if episodic or raw else []
     mems = state.search_memories(question_vec, config.m) if semantic else []
-    episode_rows = [{"id": e.id, "score": round(s, 4), "cue": e.cue, "narrative": e.narrative}
-                    for e, s in eps]
+    episode_rows = [{"id": e.id, "score": round(s, 4), "cue": e.cue, "narrative": e.narrative,
+                     "time": stamp(e.start)} for e, s in eps]
     raw_rows = []
     if raw:
         for e, s in eps[:config.r]:
@@ -57,30 +72,61 @@ def retrieve(question: str, question_vec: np.ndarray, state: MemoryState,
                                  "message_id": mid, "speaker": m.speaker, "text": m.text,
                                  "timestamp": m.timestamp.isoformat() if m.timestamp else None,
                                  "source_ref": m.source_ref})
-    memory_rows = [{"id": m.id, "score": round(s, 4), "text": m.text} for m, s in mems]
-    context = build_context(episode_rows if episodic else [], memory_rows, raw_rows)
+    memory_rows = [{"id": m.id, "score": round(s, 4), "text": m.text,
+                    "time": memory_time(m, messages)} for m, s in mems]
+    context = build_context(episode_rows if episodic else [], memory_rows, raw_rows,
+                            stamped=stamped)
     return Retrieval(question=question, episodes=episode_rows if episodic else [],
                      semantic=memory_rows, raw=raw_rows, context=context,
                      context_tokens=count_tokens(context))
 
 
-def build_context(episodes: list[dict], memories: list[dict], raw: list[dict]) -> str:
+def build_context(episodes: list[dict], memories: list[dict], raw: list[dict], *,
+                  stamped: bool = False) -> str:
+    """The memory as the answer step reads it; `stamped` starts every episode and memory line
+    with its timestamp."""
+    def when(row: dict) -> str:
+        return f"[{row.get('time') or NO_TIME}] " if stamped else ""
+
     parts = []
     if episodes:
         parts.append("Episodic memories:\n" + "\n".join(
-            f"- {e['cue']}\n  {e['narrative']}" for e in episodes))
+            f"- {when(e)}{e['cue']}\n  {e['narrative']}" for e in episodes))
     if raw:
         parts.append("Original messages of the most relevant episodes:\n" + "\n".join(
             f"[{r['timestamp'] or ''}] {r['speaker']}: {r['text']}" for r in raw))
     if memories:
-        parts.append("Semantic memories:\n" + "\n".join(f"- {m['text']}" for m in memories))
+        parts.append("Semantic memories:\n" + "\n".join(
+            f"- {when(m)}{m['text']}" for m in memories))
     return "\n\n".join(parts)
+
+
+class Answered(BaseModel):
+    answer: str
+    found: Retrieval
+    call_ids: list[str]
+    fallback: str | None = None
+    # who answered: "model", "offline fallback" (the model's reply was unusable), or
+    # "offline engine" (a run without a model)
+    source: str = "model"
+
+
+def answer_question(question: str, decider: Decider, embedder, state: MemoryState,
+                    messages: dict[str, Message], config: PipelineConfig, *,
+                    run_id: str | None = None, **ablation) -> Answered:
+    """Retrieve, then answer; the answer's LLM call is recorded as an Ask on `run_id`."""
+    vec = embedder.embed([question])[0]
+    found = retrieve(question, vec, state, messages, config, **ablation)
+    with call_context("ask", run_id=run_id):
+        result = decider.answer(question, found.context)
+    source = "offline engine" if config.backend == "offline" else \
+        "offline fallback" if result.fallback else "model"
+    return Answered(answer=result.answer, found=found, call_ids=result.call_ids,
+                    fallback=result.fallback, source=source)
 
 
 def ask(question: str, decider: Decider, embedder, state: MemoryState,
         messages: dict[str, Message], config: PipelineConfig, **ablation) -> tuple[str, Retrieval, list[str]]:
     """Retrieve, then answer. Returns the answer, what was retrieved, and the LLM call ids."""
-    vec = embedder.embed([question])[0]
-    found = retrieve(question, vec, state, messages, config, **ablation)
-    result = decider.answer(question, found.context)
-    return result.answer, found, result.call_ids
+    out = answer_question(question, decider, embedder, state, messages, config, **ablation)
+    return out.answer, out.found, out.call_ids

@@ -19,7 +19,8 @@ import numpy as np
 from ..config import PipelineConfig
 from ..models import Message
 from ..pipeline.state import MemoryState
-from ..retrieval import build_context, count_tokens, retrieve
+from ..prompts.render import stamp
+from ..retrieval import build_context, count_tokens, memory_time, retrieve, stamped_context
 from ..vectors import VectorStore
 
 
@@ -121,13 +122,15 @@ class NemoriRetriever:
         else:
             hits = self.state.search_episodes(vec, k)
         episode_rows = [{"id": e.id, "score": round(s, 4), "cue": e.cue,
-                         "narrative": e.narrative} for e, s in hits]
+                         "narrative": e.narrative, "time": stamp(e.start)} for e, s in hits]
         with_raw = hits if v.content == "P" else hits[:self.config.r] if v.raw else []
         raw_rows = [_raw_row(self.messages[mid], e.id, s) for e, s in with_raw
                     for mid in e.message_ids]
         mems = self.state.search_memories(vec, self.config.m) if v.semantic else []
-        memory_rows = [{"id": m.id, "score": round(s, 4), "text": m.text} for m, s in mems]
-        context = build_context(episode_rows if v.content == "N" else [], memory_rows, raw_rows)
+        memory_rows = [{"id": m.id, "score": round(s, 4), "text": m.text,
+                        "time": memory_time(m, self.messages)} for m, s in mems]
+        context = build_context(episode_rows if v.content == "N" else [], memory_rows, raw_rows,
+                                stamped=stamped_context(self.config))
         ids = [m for e, _ in hits for m in e.message_ids]
         rows = {"episodes": [_slim(e, self.state) for e in episode_rows],
                 "semantic": memory_rows, "raw": [r["message_id"] for r in raw_rows]}

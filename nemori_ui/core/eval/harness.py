@@ -20,9 +20,11 @@ from ..clients import build_clients
 from ..config import PipelineConfig
 from ..models import Conversation, Transcript
 from ..offline import OFFLINE_LABEL
+from ..llm.sink import call_context
+from ..llm.usage import count_calls
 from ..pipeline.runner import run_windows, start_run
 from ..retrieval import load_state
-from ..store import Store, records, runs
+from ..store import Store, call_log, records, runs
 from . import qa, results
 from .ablations import NemoriRetriever, build_config, variant
 from .baselines import FullContext, Rag
@@ -41,6 +43,7 @@ class EvalOptions(BaseModel):
     types: list[str] | None = None           # LongMemEval question types
     k: int = Field(10, ge=1, le=100)
     judge_model: str = DEFAULT_JUDGE_MODEL
+    judge_prompts: Literal["paper", "strict"] = "paper"   # see judge.JUDGE_PRESETS
     limit: int | None = Field(None, ge=1)    # first questions of each conversation only
     rag_budget: int = Field(4096, ge=1)
 
@@ -99,16 +102,20 @@ def items_for(conv: Conversation, options: EvalOptions) -> qa.ItemSet:
 
 def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, options: EvalOptions,
              *, source: str, backend=None, embedder=None, judge_backend=None,
-             api_key: str | None = None, secrets=None,
-             progress: Callable[[EvalProgress], None] | None = None) -> results.EvalRun:
-    """Evaluate one variant on the transcript's conversations; the results are stored."""
+             api_key: str | None = None, secrets=None, base_url: str | None = None,
+             progress: Callable[[EvalProgress], None] | None = None,
+             notice: Callable[[str], None] | None = None) -> results.EvalRun:
+    """Evaluate one variant on the transcript's conversations; the results are stored, with
+    every answer and judge call in the call log under the evaluation's id."""
     started = time.perf_counter()
+    eval_id = results.new_eval_id()
     v = variant(options.variant)
     cfg = build_config(config, v)
     clients = build_clients(cfg, store, backend=backend, embedder=embedder, api_key=api_key,
-                            secrets=secrets)
+                            secrets=secrets, base_url=base_url, notice=notice)
     judge = build_judge(cfg, store, options.judge_model, backend=judge_backend,
-                        api_key=api_key, secrets=secrets)
+                        api_key=api_key, secrets=secrets, preset=options.judge_prompts,
+                        base_url=base_url)
     asked = cfg.model_copy(update={"k": options.k})
     wanted = set(options.conversations or [])
     convs = [c for c in transcript.conversations if not wanted or c.id in wanted]
@@ -139,8 +146,9 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
             memory_runs[conv.id] = run_id
             system = _retriever(store, run_id, v, asked, clients.embedder)
         build_seconds += time.perf_counter() - t0
+        ctx = {"eval_id": eval_id, "run_id": memory_runs.get(conv.id)}
         answered = _answer_all(found.items, system, clients, judge, options.benchmark,
-                               cfg, conv, progress)
+                               cfg, conv, progress, ctx)
         for row, context in answered:
             rows.append(row)
             contexts.append(context)
@@ -150,12 +158,14 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
     summary["skipped"] = every.skipped()
     summary["issues"] = [i.model_dump() for i in every.issues
                          if i.reason not in (qa.ADVERSARIAL, qa.NOT_CHOSEN)]
-    summary["judge"] = {"model": judge.label, **judge.totals()} if judge else \
-        {"model": None, "note": OFFLINE_JUDGE_NOTE}
+    summary["judge"] = {"model": judge.label, "prompts": judge.preset, **judge.totals()} \
+        if judge else {"model": None, "note": OFFLINE_JUDGE_NOTE}
+    summary["prompts"] = cfg.prompts if clients.decider.label != OFFLINE_LABEL else None
+    summary["calls"] = eval_calls(store, eval_id)
     summary["k"] = options.k
     summary["build_seconds"] = round(build_seconds, 3)
     run = results.EvalRun(
-        id=results.new_eval_id(), created_at=results.created_now(), benchmark=options.benchmark,
+        id=eval_id, created_at=results.created_now(), benchmark=options.benchmark,
         variant=v.name, source=source, decider=clients.decider.label,
         judge=judge.label if judge else None, config=asked,
         options=options.model_dump(), memory_runs=memory_runs, summary=summary,
@@ -170,12 +180,23 @@ def _retriever(store: Store, run_id: str, v, config: PipelineConfig, embedder):
     return NemoriRetriever(v, state, messages, config, embedder)
 
 
-def _answer_all(items, system, clients, judge, benchmark, cfg, conv, progress):
+def eval_calls(store: Store, eval_id: str) -> dict:
+    """Calls, tokens and cost of an evaluation's answers and verdicts (the memory it built is
+    in its runs' own records)."""
+    from ..views.calls import estimate_cost
+    calls = call_log.calls_of_eval(store, eval_id)
+    out = {kind: count_calls([c for c in calls if (c.context or {}).get("kind") == kind])
+           for kind in ("eval", "judge")}
+    out["cost_usd"] = estimate_cost(calls)["total"]
+    return out
+
+
+def _answer_all(items, system, clients, judge, benchmark, cfg, conv, progress, ctx):
     by_id = {m.id: m for m in conv.messages}
     total, done = len(items), 0
 
     def one(item):
-        return _answer_one(item, system, clients, judge, benchmark, by_id)
+        return _answer_one(item, system, clients, judge, benchmark, by_id, ctx)
 
     # an LLM answers many questions at once (the gateway caps concurrency); the offline engine
     # is bound by the same two cores either way, and one worker keeps its latencies honest
@@ -190,7 +211,8 @@ def _answer_all(items, system, clients, judge, benchmark, cfg, conv, progress):
     return out
 
 
-def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: dict):
+def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: dict,
+                ctx: dict):
     started = time.perf_counter()
     vec = clients.embedder.embed([item.question])[0]
     found = system(item.question, vec)
@@ -199,10 +221,12 @@ def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: 
     if item.question_date:
         # LongMemEval asks "how many days ago": the answer needs the day it is asked
         context = f"Current date: {item.question_date}\n\n{context}"
-    decision = clients.decider.answer(item.question, context)
+    with call_context("eval", item_id=item.id, **ctx):
+        decision = clients.decider.answer(item.question, context)
     finished = time.perf_counter()
     answer = decision.answer.strip()
-    verdict = judge(benchmark, item, answer) if judge else None
+    with call_context("judge", item_id=item.id, **ctx):
+        verdict = judge(benchmark, item, answer) if judge else None
 
     hit = set(found.message_ids or [])
     evidence = []

@@ -4,6 +4,10 @@ with the answering model's.
 
 A judge call that fails gives no verdict (not a WRONG one): the question is left out of the
 judge score and counted as a judge failure.
+
+Two presets: `paper`, the published protocol (the Mem0 rubric that the paper's LoCoMo
+figures and the official code use; LongMemEval's four task prompts and its abstention
+prompt), and `strict`, our stricter rubric, whose scores are not comparable with Table 2.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from ..config import PipelineConfig
+from ..prompts import MAX_TOKENS
 from ..prompts import judge as prompts
 from .qa import QAItem
 
@@ -25,19 +30,27 @@ class Verdict(BaseModel):
     reason: str = ""
 
 
+JUDGE_PRESETS = {"paper": "the published rubric (Mem0's LoCoMo judge; LongMemEval's task "
+                          "prompts)",
+                 "strict": "our stricter rubric (not comparable with the paper's tables)"}
+
+
 class Judge:
-    def __init__(self, gateway):
+    def __init__(self, gateway, preset: str = "paper"):
         self.gateway = gateway
+        self.preset = preset
         backend = gateway.backend
         self.label = f"{getattr(backend, 'name', 'llm')}:{getattr(backend, 'model', '?')}"
 
     def _ask(self, name: str, messages: list[dict], model):
-        result = self.gateway.complete(name, messages, model, temperature=0.0)
-        self.gateway.drain_records()   # totals are kept by the gateway; records are not needed
+        result = self.gateway.complete(name, messages, model, temperature=0.0,
+                                       max_tokens=MAX_TOKENS.get(name))
+        self.gateway.drain_records()   # a store's sink has written them; without one, dropped
         return result
 
     def locomo(self, item: QAItem, answer: str) -> Verdict:
-        result = self._ask(prompts.NAME, prompts.render(item.question, item.answer, answer),
+        result = self._ask(prompts.NAME,
+                           prompts.render(item.question, item.answer, answer, self.preset),
                            prompts.JudgeReply)
         if not result.ok:
             return Verdict(correct=None, reason=f"judge call failed: {result.record.error}")
@@ -47,7 +60,7 @@ class Judge:
 
     def longmemeval(self, item: QAItem, answer: str) -> Verdict:
         messages = prompts.render_longmemeval(item.category, item.question, item.answer, answer,
-                                              abstention=item.abstention)
+                                              abstention=item.abstention, preset=self.preset)
         result = self._ask(prompts.LONGMEMEVAL_NAME, messages, prompts.VerdictReply)
         if not result.ok:
             return Verdict(correct=None, reason=f"judge call failed: {result.record.error}")
@@ -64,18 +77,13 @@ class Judge:
 
 
 def build_judge(config: PipelineConfig, store, model: str = DEFAULT_JUDGE_MODEL, *,
-                backend=None, api_key: str | None = None,
-                secrets: Mapping | None = None) -> Judge | None:
+                backend=None, api_key: str | None = None, secrets: Mapping | None = None,
+                preset: str = "paper", base_url: str | None = None) -> Judge | None:
     """A judge for an LLM run; None for the offline engine (nothing to judge with)."""
     if config.backend == "offline" and backend is None:
         return None
-    from ..llm import LLMGateway
-    from ..store.caches import SqliteResponseCache
+    from ..clients import build_gateway, openai_backend
     if backend is None:
-        from ..llm.openai_backend import OpenAIChatBackend, resolve_openai_settings
-        key, base = resolve_openai_settings(api_key, config.base_url, secrets)
-        backend = OpenAIChatBackend(model, api_key=key, base_url=base)
-    gateway = LLMGateway(backend, SqliteResponseCache(store) if store else None,
-                         max_concurrency=config.concurrency,
-                         structured_output=config.structured_output, temperature=0.0)
-    return Judge(gateway)
+        backend = openai_backend(config, model, api_key=api_key, base_url=base_url,
+                                 secrets=secrets)
+    return Judge(build_gateway(config, store, backend, temperature=0.0), preset)

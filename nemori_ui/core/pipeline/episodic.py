@@ -109,12 +109,18 @@ def integrate_episode(decider: Decider, embedder: Embedder, state: MemoryState, 
     Returns the episode the semantic stages work on: the merged one or `new` itself.
     """
     query = np.asarray(new.embedding, dtype=np.float32)
-    candidates = state.search_episodes(query, config.k_e)
+    within = getattr(decider, "integrates_within_window", True)
+    candidates = state.search_episodes(query, config.k_e if within else config.k_e + config.window)
+    if not within:
+        # episodes the partition of this window just separated are not candidates
+        candidates = [(e, s) for e, s in candidates if e.window != new.window][:config.k_e]
     listed = [{"id": e.id, "score": round(s, 4), "cue": e.cue} for e, s in candidates]
     if not candidates:
         state.add_episode(new)
+        skipped = "no earlier episode to continue" if within else \
+            "no episode of an earlier window to continue"
         log.emit("integrate", {"episode_id": new.id, "candidates": [], "choice": -1,
-                               "skipped": "no earlier episode to continue", "result_id": new.id},
+                               "skipped": skipped, "result_id": new.id},
                  episode_ids=[new.id], message_ids=new.message_ids)
         return new
     choice = decider.select_integration(new, candidates)

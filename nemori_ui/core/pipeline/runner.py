@@ -44,6 +44,7 @@ class Clients:
     embedder: Embedder
     drain_calls: Callable[[], list[LLMCallRecord]] = lambda: []
     llm_totals: Callable[[], dict] = lambda: {}
+    notes: list[str] = field(default_factory=list)   # what was learnt about the server
 
 
 def start_run(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
@@ -94,6 +95,7 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
         report(Progress(run_id, len(windows) if done else w, len(windows), "done",
                         llm=clients.llm_totals()))
     except KeyboardInterrupt:
+        _keep_calls(store, run_id, clients)
         runs.set_status(store, run_id, "interrupted", add_seconds=time.perf_counter() - started)
         raise
     except RunTaken:
@@ -102,9 +104,20 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
             runs.set_status(store, run_id, "done")
         raise
     except Exception as exc:
+        _keep_calls(store, run_id, clients)
         runs.set_status(store, run_id, "failed", error=f"{type(exc).__name__}: {exc}",
                         add_seconds=time.perf_counter() - started)
         raise
+
+
+def _keep_calls(store, run_id, clients) -> None:
+    """The calls of a window that did not finish were made and paid for: keep their records
+    (the window is redone on resume, mostly from the cache)."""
+    try:
+        records.save_calls(store, run_id, runs.get_run(store, run_id).windows_done,
+                           clients.drain_calls())
+    except Exception:  # noqa: BLE001 - never hide the error that stopped the run
+        pass
 
 
 def _process_window(store, run_id, w, window, by_id, state, clients, config, report) -> None:

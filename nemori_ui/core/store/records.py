@@ -61,6 +61,14 @@ def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Ep
             [(run_id, c.id, window, c.prompt_name, c.model_dump_json()) for c in calls])
 
 
+def save_calls(store: Store, run_id: str, window: int, calls: Iterable[LLMCallRecord]) -> None:
+    """Call records outside a window's commit: those of a window that failed."""
+    rows = [(run_id, c.id, window, c.prompt_name, c.model_dump_json()) for c in calls]
+    if rows:
+        with store.tx() as conn:
+            conn.executemany("INSERT OR REPLACE INTO llm_calls VALUES (?, ?, ?, ?, ?)", rows)
+
+
 def load_messages(store: Store, run_id: str) -> list[Message]:
     rows = store.query("SELECT * FROM messages WHERE run_id = ? ORDER BY idx", (run_id,))
     return [Message(id=r["id"], speaker=r["speaker"], role=r["role"], text=r["text"],
