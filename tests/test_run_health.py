@@ -205,3 +205,24 @@ def test_sidebar_picker_tells_apart_runs_with_the_same_label(tmp_path, monkeypat
         assert at.session_state.run_id == wanted
         [picker] = [s for s in at.sidebar.selectbox if s.label == "Run"]
         assert picker.value == wanted
+
+
+class ScriptStopped(BaseException):
+    """Like Streamlit's StopException: not an Exception, raised into a running script."""
+
+
+@pytest.mark.parametrize("stop", [ScriptStopped, KeyboardInterrupt])
+def test_a_run_stopped_by_its_host_is_interrupted_not_running(stop, tmp_path):
+    store = open_store(tmp_path / "home")
+    conv = parse_transcript(SMALL, source="small.txt").conversations[0]
+    config = PipelineConfig(window=2)
+    clients = build_clients(config, store)
+    run_id = start_run(store, conv, config, clients, source="small.txt", fmt="text")
+
+    def progress(p):
+        if p.window == 1:
+            raise stop()
+    with pytest.raises(stop):
+        run_windows(store, run_id, clients, progress=progress)
+    info = get_run(store, run_id)
+    assert (info.status, info.windows_done) == ("interrupted", 1)

@@ -94,10 +94,6 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
                         add_seconds=time.perf_counter() - started)
         report(Progress(run_id, len(windows) if done else w, len(windows), "done",
                         llm=clients.llm_totals()))
-    except KeyboardInterrupt:
-        _keep_calls(store, run_id, clients)
-        runs.set_status(store, run_id, "interrupted", add_seconds=time.perf_counter() - started)
-        raise
     except RunTaken:
         # the status is the other process's to set, unless it finished before this one began
         if runs.get_run(store, run_id).windows_done >= len(windows):
@@ -107,6 +103,12 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
         _keep_calls(store, run_id, clients)
         runs.set_status(store, run_id, "failed", error=f"{type(exc).__name__}: {exc}",
                         add_seconds=time.perf_counter() - started)
+        raise
+    except BaseException:
+        # Ctrl-C, or the app stopping its script mid-run (a rerun, another page opened): the
+        # owner lives on, so unless it says so here the run would read "running" for good
+        _keep_calls(store, run_id, clients)
+        runs.set_status(store, run_id, "interrupted", add_seconds=time.perf_counter() - started)
         raise
 
 
