@@ -45,6 +45,8 @@ class ServerReply:
     completion_tokens: int | None = None
     include_usage: bool = True
     finish_reason: str = "stop"
+    raw: str | None = None                 # sent as it is (an HTML page, say), not as JSON
+    content_type: str = "text/html"
 
 
 @dataclass
@@ -95,6 +97,7 @@ class OpenAIServer:
         self.responder: Callable[[dict], str | dict | ServerReply] | None = None
         self.embedder: Callable[[str], list[float]] | None = None
         self.errors: list[str] = []            # exceptions raised by a responder
+        self.models: list[str] | None = None   # listed at GET /v1/models; None: 404
         self.in_flight = 0
         self.max_in_flight = 0
         self._faults: dict[str, deque[Fault]] = {"chat": deque(), "embeddings": deque()}
@@ -255,6 +258,13 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass
 
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        models = self.owner.models
+        if self.path.rstrip("/").endswith("/models") and models is not None:
+            return self._send(200, {"object": "list", "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in models]})
+        return self._send(404, _error(f"unknown path {self.path}", "invalid_request_error"))
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         owner = self.owner
         length = int(self.headers.get("Content-Length") or 0)
@@ -315,6 +325,14 @@ class _Handler(BaseHTTPRequestHandler):
             except Exception as exc:  # noqa: BLE001 - surface test bugs without a retry storm
                 owner.errors.append(f"{type(exc).__name__}: {exc}")
                 return self._send(400, _error(f"responder raised {exc!r}", "test_error"))
+        if reply.raw is not None:
+            data = reply.raw.encode("utf-8")
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return None
         if reply.body is not None or reply.status != 200:
             return self._send(reply.status, reply.body or {}, reply.headers)
         answer = owner._chat_body(body, reply)

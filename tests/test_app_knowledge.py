@@ -173,7 +173,7 @@ def test_calls_page_says_the_offline_engine_makes_no_calls(with_sample):
     assert any("the offline engine makes no LLM calls" in i.value for i in at.info)
 
 
-def test_calls_page_lists_llm_calls_and_prices_an_unknown_model_as_unknown(
+def test_calls_page_lists_llm_calls_and_prices_a_local_server_at_zero(
         isolated_home, openai_server):
     openai_server.responder = respond
     store = open_store(isolated_home)
@@ -185,23 +185,18 @@ def test_calls_page_lists_llm_calls_and_prices_an_unknown_model_as_unknown(
 
     at = open_page("calls")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Estimated cost"] == "unknown"       # never $0 for a model without a price
-    assert int(metrics["Calls"]) > 0
+    # the test server listens on 127.0.0.1: a local model costs nothing and says so
+    assert metrics["Estimated cost"] == "$0.0000"
+    assert int(metrics["LLM calls"]) > 0
     by_model = frame_with(at, "model", "cost")
-    assert by_model["cost"].tolist() == ["unknown"]
+    assert by_model["model"].tolist() == ["test-model (local)"]
+    assert by_model["input $/1M"].tolist() == ["local"]
     stages = frame_with(at, "stage", "failed")
     assert {"partition", "narration", "semantic"} <= set(stages["stage"])
     calls = frame_with(at, "prompt", "response")
-    assert len(calls) == int(metrics["Calls"])
+    assert len(calls) == int(metrics["LLM calls"])
     # one call in full: its messages and response as code blocks
     assert len(at.code) >= 2 and any("Partition" in c.value or "[1]" in c.value for c in at.code)
-
-    prices = at.session_state["prices"]
-    at.session_state["prices"] = [r for r in prices if r["model"] != "test-model"] + [
-        {"model": "test-model", "input_per_1m": 1.0, "output_per_1m": 2.0}]
-    at.run()
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Estimated cost"].startswith("$")
 
 
 MARKUP = ["Ana: I keep **three** <b>cats</b> named [Tom](http://x.test) and #1 at home.",

@@ -20,6 +20,9 @@ def store_from(args):
     return open_store(getattr(args, "home", None))
 
 
+_OPTION_OF = {"timeout_s": "--timeout", "retry_budget_s": "--retry-budget"}
+
+
 def make_config(**settings) -> PipelineConfig:
     """PipelineConfig from command-line settings; a value out of range names its option."""
     try:
@@ -28,10 +31,43 @@ def make_config(**settings) -> PipelineConfig:
         problems = []
         for err in exc.errors():
             field = str(err["loc"][0]) if err["loc"] else "settings"
-            option = f"--{field.replace('_', '-')}"
+            option = _OPTION_OF.get(field, f"--{field.replace('_', '-')}")
             why = err["msg"].replace("Input should be", "should be")
             problems.append(f"{option} {err.get('input')!r}: {why}")
         raise InputError("; ".join(problems)) from None
+
+
+def add_llm_options(p) -> None:
+    """How a model is asked: the prompt preset, and the limits of each call."""
+    g = p.add_argument_group("LLM calls (with --backend openai)")
+    g.add_argument("--prompts", choices=["paper", "strict"], default="paper",
+                   help="prompt preset: paper (the official implementation's prompts, the "
+                        "default) or strict (our stricter texts); stored with the run")
+    g.add_argument("--distill-dates", choices=["preset", "keep", "exclude"], default="preset",
+                   help="dates in distilled insights: the preset's policy (paper leaves them "
+                        "out, strict keeps dated events), or keep / exclude")
+    g.add_argument("--timeout", type=float, default=60.0, dest="timeout_s", metavar="SECONDS",
+                   help="seconds one request may take, connect to last byte (default 60)")
+    g.add_argument("--attempts", type=int, default=3, metavar="N",
+                   help="requests per call, the first included (default 3)")
+    g.add_argument("--retry-budget", type=float, default=90.0, dest="retry_budget_s",
+                   metavar="SECONDS",
+                   help="seconds a call may keep retrying (default 90)")
+
+
+def llm_settings(args) -> dict:
+    """The LLM options as config fields; the base URL without credentials (they are used for
+    the connection, never stored)."""
+    from ..core.llm.redact import strip_url_credentials
+    return {"prompts": args.prompts, "distill_dates": args.distill_dates,
+            "timeout_s": args.timeout_s, "attempts": args.attempts,
+            "retry_budget_s": args.retry_budget_s,
+            "base_url": strip_url_credentials(getattr(args, "base_url", None))}
+
+
+def notice(text: str) -> None:
+    """A retry, or something learnt about the server: on stderr at once, terminal or not."""
+    print(f"note: {text}", file=sys.stderr, flush=True)
 
 
 def print_json(obj) -> None:
@@ -39,14 +75,27 @@ def print_json(obj) -> None:
 
 
 class TerminalProgress:
-    """A one-line progress bar on stderr; silent when stderr is not a terminal."""
+    """A one-line progress bar on stderr; when stderr is not a terminal (a log file, CI), one
+    plain line per finished window instead, so a long run is never silent."""
 
     def __init__(self, stream=None):
         self.stream = stream or sys.stderr      # the stderr of now, not of import time
         self.live = self.stream.isatty()
+        self._reported = -1
+
+    def _line(self, p) -> None:
+        if p.window == self._reported:
+            return
+        self._reported = p.window
+        llm = p.llm or {}
+        calls = (f", {llm.get('calls', 0)} LLM calls ({llm.get('cached', 0)} cached, "
+                 f"{llm.get('failed', 0)} failed, {llm.get('retries', 0)} retries)") if llm else ""
+        self.stream.write(f"progress: {p.window}/{p.windows_total} windows done{calls}\n")
+        self.stream.flush()
 
     def __call__(self, p) -> None:
         if not self.live:
+            self._line(p)
             return
         width = 30
         done = int(width * p.window / max(1, p.windows_total))

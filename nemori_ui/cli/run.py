@@ -10,7 +10,8 @@ from ..core.config import PipelineConfig
 from ..core.pipeline.runner import run_windows, start_run
 from ..core.summary import run_summary
 from ..core.transcripts import load_transcript
-from .common import TerminalProgress, add_home, make_config, print_json, store_from
+from .common import (TerminalProgress, add_home, add_llm_options, llm_settings, make_config,
+                     notice, print_json, store_from)
 
 
 def add_parser(sub) -> None:
@@ -33,6 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--index", choices=["flat", "hnsw", "ivf"], default="flat",
                    help="FAISS index: flat (exact, default), hnsw or ivf (approximate)")
+    add_llm_options(p)
     p.add_argument("--name", help="a name for the run")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -40,11 +42,10 @@ def add_parser(sub) -> None:
 
 
 def config_from(args) -> PipelineConfig:
-    return make_config(backend=args.backend, model=args.model, base_url=args.base_url,
-                          embedder=args.embedder, window=args.window, tau=args.tau, k_e=args.k_e,
-                          k_s=args.k_s, k_m=args.k_m, variant=args.variant,
-                          management=args.management, concurrency=args.concurrency,
-                          index=args.index)
+    return make_config(backend=args.backend, model=args.model, embedder=args.embedder,
+                       window=args.window, tau=args.tau, k_e=args.k_e, k_s=args.k_s,
+                       k_m=args.k_m, variant=args.variant, management=args.management,
+                       concurrency=args.concurrency, index=args.index, **llm_settings(args))
 
 
 def run(args) -> int:
@@ -55,7 +56,7 @@ def run(args) -> int:
               f"'{conv.id}' (choose with --conversation)", file=sys.stderr)
     config = config_from(args)
     store = store_from(args)
-    clients = build_clients(config, store)
+    clients = build_clients(config, store, base_url=args.base_url, notice=notice)
     run_id = start_run(store, conv, config, clients, source=str(args.file), fmt=transcript.format,
                        name=args.name, resume=not args.fresh,
                        notice=lambda text: print(f"note: {text}", file=sys.stderr))

@@ -12,6 +12,7 @@ from ..core.clients import build_clients
 from ..core.config import PipelineConfig
 from ..core.errors import InputError, StoreError
 from ..core.export import run_document
+from ..core.llm.redact import strip_url_credentials
 from ..core.pipeline.runner import STAGES, run_windows, start_run
 from ..core.store import runs
 from ..core.transcripts import parse_transcript, summarize
@@ -64,19 +65,23 @@ def settings() -> PipelineConfig:
                        format_func={"offline": "Offline engine (no LLM, no key)",
                                     "openai": "OpenAI or compatible server"}.get)
     model, base_url, embedder = saved.model, saved.base_url, saved.embedder
+    calls = {}
     if backend == "openai":
         c1, c2 = st.columns(2)
-        model = c1.text_input("Model", saved.model)
-        base_url = c2.text_input("Base URL (empty: OpenAI)", saved.base_url or "") or None
+        model = c1.text_input("Model", saved.model,
+                              help="checked against the server's /v1/models when it is local")
+        base_url = c2.text_input("Base URL (empty: OpenAI)", saved.base_url or "",
+                                 key="base_url_input") or None
         if "OPENAI_API_KEY" in _secrets():
             st.caption("Using the API key from Streamlit secrets.")
         else:
-            st.text_input("API key (kept for this session only, never stored)", type="password",
-                          key="api_key")
+            st.text_input("API key (optional with a base URL: a local server needs none; kept "
+                          "for this session only, never stored)", type="password", key="api_key")
         embedder = st.selectbox("Embedder", ["minilm", "openai"],
                                 index=["minilm", "openai"].index(saved.embedder),
                                 format_func={"minilm": "MiniLM (offline)",
                                              "openai": "OpenAI text-embedding-3-small"}.get)
+        calls = llm_settings(saved)
     c = st.columns(4)
     window = c[0].number_input("Window w", 2, 200, saved.window)
     tau = c[1].slider("Threshold τ", 0.0, 1.0, saved.tau, 0.01)
@@ -89,11 +94,42 @@ def settings() -> PipelineConfig:
                              index=["nemori", "nemori-s"].index(saved.variant))
     management = c[3].selectbox("Management", ["native", "naive", "summary"],
                                 index=["native", "naive", "summary"].index(saved.management))
-    config = PipelineConfig(backend=backend, model=model, base_url=base_url, embedder=embedder,
-                            window=window, tau=tau, k_e=k_e, k_s=k_s, k_m=k_m, k=k,
-                            variant=variant, management=management)
+    # the URL's user:password (if any) is used for the connection, never stored
+    st.session_state.base_url_raw = base_url
+    config = PipelineConfig(backend=backend, model=model, base_url=strip_url_credentials(base_url),
+                            embedder=embedder, window=window, tau=tau, k_e=k_e, k_s=k_s,
+                            k_m=k_m, k=k, variant=variant, management=management, **calls)
     st.session_state.config = config.model_dump()
     return config
+
+
+PRESET_HELP = ("paper: each prompt written to the official implementation's intent, rules and "
+               "examples (the default); strict: our stricter texts. Stored with the run; the "
+               "Calls and cost page shows every text.")
+
+
+def llm_settings(saved: PipelineConfig) -> dict:
+    """Which prompts, and how each call is made: its deadline, attempts, retry budget and how
+    many go at once."""
+    st.caption("LLM calls")
+    c = st.columns(3)
+    prompts = c[0].selectbox("Prompts", ["paper", "strict"],
+                             index=["paper", "strict"].index(saved.prompts), help=PRESET_HELP)
+    dates = c[1].selectbox("Dates in insights", ["preset", "keep", "exclude"],
+                           index=["preset", "keep", "exclude"].index(saved.distill_dates),
+                           help="preset: paper leaves dates out of insights (the official "
+                                "prompt), strict keeps dated events")
+    concurrency = c[2].number_input("Concurrent requests", 1, 64, saved.concurrency,
+                                    help="lowered on its own when the server queues requests")
+    c = st.columns(3)
+    timeout = c[0].number_input("Timeout per request (s)", 1.0, 3600.0, float(saved.timeout_s),
+                                help="connect to last byte; a slow local model needs more")
+    attempts = c[1].number_input("Attempts per call", 1, 10, saved.attempts)
+    budget = c[2].number_input("Retry budget per call (s)", 1.0, 7200.0,
+                               float(saved.retry_budget_s))
+    return {"prompts": prompts, "distill_dates": dates, "concurrency": int(concurrency),
+            "timeout_s": float(timeout), "attempts": int(attempts),
+            "retry_budget_s": float(budget)}
 
 
 def execute(transcript, conv_id: str, source: str, config: PipelineConfig) -> None:
@@ -101,10 +137,13 @@ def execute(transcript, conv_id: str, source: str, config: PipelineConfig) -> No
     conv = transcript.conversation(conv_id)
     try:
         clients = build_clients(config, store, api_key=st.session_state.api_key or None,
-                                secrets=_secrets())
+                                secrets=_secrets(),
+                                base_url=st.session_state.get("base_url_raw"))
     except (InputError, ValueError) as exc:
         st.error(md_escape(str(exc)))
         return
+    for note in clients.notes:
+        st.warning(md_escape(note))
     try:
         run_id = start_run(store, conv, config, clients, source=source, fmt=transcript.format,
                            notice=lambda text: st.info(md_escape(text)))

@@ -127,7 +127,7 @@ def _run(row) -> EvalRun:
     return EvalRun(id=row["id"], created_at=row["created_at"], benchmark=row["benchmark"],
                    variant=row["variant"], source=row["source"], decider=row["decider"],
                    judge=row["judge"],
-                   config=PipelineConfig.model_validate_json(row["config_json"]),
+                   config=PipelineConfig.from_stored(row["config_json"]),
                    options=json.loads(row["options_json"]),
                    memory_runs=json.loads(row["memory_runs"]),
                    summary=json.loads(row["summary_json"]), seconds=row["seconds"])

@@ -71,7 +71,7 @@ def create_run(store: Store, conv: Conversation, config: PipelineConfig, *, sour
 
 def _info(row) -> RunInfo:
     data = dict(row)
-    data["config"] = PipelineConfig.model_validate_json(data.pop("config_json"))
+    data["config"] = PipelineConfig.from_stored(data.pop("config_json"))
     if data["status"] == "running" and owner_gone(data.get("owner")):
         # its process was killed before it could say so: the run waits to be resumed
         data["status"] = "interrupted"
