@@ -20,7 +20,8 @@ def resume_button(info: runs.RunInfo) -> None:
     store = get_store()
     try:
         clients = build_clients(info.config, store, api_key=st.session_state.api_key or None,
-                                secrets=read_secrets()[0])
+                                secrets=read_secrets()[0],
+                                base_url=st.session_state.get("base_url_raw"))
         with st.spinner(f"Resuming at window {info.windows_done + 1} of {info.windows_total}"):
             run_windows(store, info.id, clients)
     except Exception as exc:  # the store says failed; finished windows stay
