@@ -44,6 +44,9 @@ class Sender:
     def __init__(self, gateway):
         self.gw = gateway
 
+    def _min_attempt(self) -> float:
+        return min(MIN_ATTEMPT_S, self.gw.timeout_s / 2)
+
     def _left(self, st: CallState) -> float | None:
         budget = self.gw.retry_budget_s
         return None if budget is None else budget - (self.gw.clock() - st.started)
@@ -58,7 +61,8 @@ class Sender:
             sent = convo if mode == "json_schema" else schema_instruction(convo, schema)
             response_format = response_format_for(mode, prompt_name, schema)
             left = self._left(st)
-            deadline = gw.timeout_s if left is None else max(MIN_ATTEMPT_S, min(gw.timeout_s, left))
+            deadline = gw.timeout_s if left is None else \
+                min(gw.timeout_s, max(self._min_attempt(), left))
             st.attempts += 1
             entry = {"n": st.attempts, "max_tokens": st.cap, "deadline_s": round(deadline, 1)}
             t0 = gw.clock()
@@ -114,7 +118,7 @@ class Sender:
         why = None
         if failures > gw.retries:
             why = ""
-        elif left is not None and left - delay < MIN_ATTEMPT_S:
+        elif left is not None and left - delay < self._min_attempt():
             why = f" within the {gw.retry_budget_s:g} s retry budget"
         elif gw.streak_expired():
             why = " (no call has been answered for too long)"
