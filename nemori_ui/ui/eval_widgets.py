@@ -8,7 +8,9 @@ import streamlit as st
 
 from ..core.eval import paper, results, tables
 from ..core.eval.ablations import VARIANTS
+from ..core.eval.judge import JUDGE_PRESETS
 from ..core.offline import OFFLINE_LABEL
+from ..core.views.calls import format_cost
 from .safe import html_text, md_escape
 from .state import get_store, home
 
@@ -45,6 +47,27 @@ def _label(run: results.EvalRun) -> str:
             f"{scope} · {n} questions")
 
 
+def provenance(run: results.EvalRun) -> str:
+    """Which prompts and which judge rubric produced the figures, and what the answers and
+    verdicts cost."""
+    judge = run.summary.get("judge", {})
+    parts = []
+    if run.decider != OFFLINE_LABEL:
+        # evaluations stored before presets existed used what is now the strict preset
+        parts.append(f"prompts: {run.summary.get('prompts') or run.config.prompts}")
+    if judge.get("model"):
+        rubric = run.options.get("judge_prompts", "strict")
+        parts.append(f"judge rubric: {rubric} ({JUDGE_PRESETS.get(rubric, rubric)})")
+    calls = run.summary.get("calls")
+    if calls:
+        answer, verdict = calls.get("eval", {}), calls.get("judge", {})
+        parts.append(f"answer calls {answer.get('calls', 0)} (+{answer.get('cached', 0)} cached), "
+                     f"judge calls {verdict.get('calls', 0)} (+{verdict.get('cached', 0)} "
+                     f"cached), {answer.get('input_tokens', 0) + verdict.get('input_tokens', 0):,}"
+                     f" tokens in, cost {format_cost(calls.get('cost_usd'))}")
+    return " · ".join(parts) or "no LLM calls"
+
+
 def pick_eval(runs: list[results.EvalRun]) -> results.EvalRun:
     ids = [r.id for r in runs]
     labels = {r.id: _label(r) for r in runs}
@@ -58,6 +81,7 @@ def pick_eval(runs: list[results.EvalRun]) -> results.EvalRun:
         f"Answered by {engine} · judge: {judge.get('model') or judge.get('note', 'none')} · "
         f"k = {run.summary.get('k', run.config.k)} · {run.summary['questions']} questions in "
         f"{run.seconds:.1f} s · source {run.source}"))
+    st.caption(md_escape(provenance(run)))
     if run.decider == OFFLINE_LABEL:
         st.caption("The offline engine answers with the retrieved sentence that best matches "
                    "the question, so its F1 and BLEU-1 are far below a model's; evidence recall "

@@ -79,12 +79,14 @@ def cost_table(run: EvalRun, model: str | None) -> pd.DataFrame:
 
 
 def comparable(runs: list[EvalRun], run: EvalRun) -> list[EvalRun]:
-    """The newest evaluation of each variant on the same questions with the same models."""
+    """The newest evaluation of each variant on the same questions with the same models,
+    prompts and judge rubric (a strict judge's scores do not sit beside a paper judge's)."""
     def scope(r: EvalRun):
         o = r.options
         return (r.benchmark, r.source, tuple(o.get("conversations") or ()),
                 tuple(o.get("categories") or ()), tuple(o.get("types") or ()), o.get("limit"),
-                o.get("k"), r.decider, r.config.embedder)
+                o.get("k"), r.decider, r.config.embedder, r.config.prompts,
+                o.get("judge_prompts", "strict"))
     newest: dict[str, EvalRun] = {}
     for r in sorted(runs, key=lambda r: (r.created_at, r.id), reverse=True):
         if scope(r) == scope(run) and r.variant not in newest:
