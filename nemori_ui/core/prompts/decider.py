@@ -35,6 +35,7 @@ class LLMDecider:
         self.fallback = fallback
         self.preset = config.prompts
         self.dates = config.distill_dates
+        self.caps = dict(MAX_TOKENS)     # output cap per prompt; a slow test server gets less
         backend = gateway.backend
         model = getattr(backend, "model", None) or config.model
         self.label = f"{getattr(backend, 'name', config.backend)}:{display_model(model)}"
@@ -137,7 +138,7 @@ class LLMDecider:
     def _ask(self, prompt, messages: list[dict], model, *, temperature: float | None = None):
         temp = self.config.temperature if temperature is None else temperature
         return self.gateway.complete(prompt.NAME, messages, model, temperature=temp,
-                                     max_tokens=MAX_TOKENS.get(prompt.NAME))
+                                     max_tokens=self.caps.get(prompt.NAME))
 
     def _narration(self, result, offline: Callable[[], NarrationDecision]) -> NarrationDecision:
         if not result.ok:
