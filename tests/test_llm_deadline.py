@@ -229,3 +229,25 @@ def test_an_html_page_and_a_refused_connection_are_named_with_the_url(openai_ser
     gw = LLMGateway(OpenAIChatBackend("m", base_url=url), retries=0, notice=lambda t: None)
     rec = gw.complete("p", MSGS, Reply).record
     assert f"could not reach {url}" in rec.error
+
+
+def test_an_exact_duplicate_is_kept_out_whatever_the_model_would_say():
+    from nemori_ui.core.llm import ScriptedBackend
+    from nemori_ui.core.models import SemanticMemory
+    from nemori_ui.core.offline import OfflineDecider
+    from nemori_ui.core.prompts.decider import LLMDecider
+
+    backend = ScriptedBackend(default={"reason": "looks new", "action": "new", "targets": [],
+                                       "merged_text": None})
+    decider = LLMDecider(LLMGateway(backend), PipelineConfig(backend="openai"),
+                         fallback=OfflineDecider(HashEmbedder()))
+    known = SemanticMemory(id="sm0003", text="Maya works at Finch Labs.", origin="new",
+                           source_episode_ids=[], source_message_ids=[])
+    other = SemanticMemory(id="sm0004", text="Maya cycles to work.", origin="new",
+                           source_episode_ids=[], source_message_ids=[])
+    same = decider.consolidate("maya works at  Finch Labs", [(other, 0.7), (known, 0.93)])
+    assert (same.action, same.targets, same.merged_text) == ("merge", [2], known.text)
+    scored = decider.consolidate("Maya is employed by Finch Labs.", [(known, 1.0)])
+    assert scored.action == "merge" and not backend.calls
+    new = decider.consolidate("Maya likes tea.", [(known, 0.4)])
+    assert new.action == "new" and len(backend.calls) == 1

@@ -22,6 +22,17 @@ from ..llm.servers import display_model
 
 D = TypeVar("D", bound=Decision)
 
+DUPLICATE_COSINE = 0.9999     # what an identical text scores against itself, rounding aside
+
+
+def exact_duplicate(insight: str, candidates: list[tuple[SemanticMemory, float]]) -> int | None:
+    """The 1-based candidate that is the insight itself (same words, or cosine 1.0), if any."""
+    words = " ".join(insight.lower().split()).rstrip(".")
+    for k, (memory, score) in enumerate(candidates, start=1):
+        if score >= DUPLICATE_COSINE or " ".join(memory.text.lower().split()).rstrip(".") == words:
+            return k
+    return None
+
 
 class LLMDecider:
     # Integration is checked across windows only, as in the official implementation: the
@@ -97,6 +108,13 @@ class LLMDecider:
 
     def consolidate(self, insight: str,
                     candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision:
+        duplicate = exact_duplicate(insight, candidates)
+        if duplicate is not None:
+            # a model has called a word-for-word copy "new": no model is asked about one
+            memory = candidates[duplicate - 1][0]
+            return ConsolidationDecision(action="merge", targets=[duplicate],
+                                         merged_text=memory.text,
+                                         reason=f"the same text as {memory.id}: not stored again")
         existing = [m.text for m, _ in candidates]
         result = self._ask(consolidate, consolidate.render(insight, existing, self.preset),
                            consolidate.ConsolidateReply)
