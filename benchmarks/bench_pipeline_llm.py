@@ -3,6 +3,7 @@ against the critical path, calls and tokens per stage, concurrency 1 against 8, 
 
     python benchmarks/bench_pipeline_llm.py [--conv conv-30] [--delay 0.1] [--per-token 0.002]
                                             [--embedder minilm|hash] [--window 20]
+                                            [--prompts paper|strict]
 
 The server is the test suite's (tests/openai_server.py) answering with its deterministic
 responder (tests/llm_responder.py); it waits `delay` seconds per request plus `per-token`
@@ -133,6 +134,7 @@ def main() -> None:
     ap.add_argument("--delay", type=float, default=0.1, help="seconds per request")
     ap.add_argument("--per-token", type=float, default=0.002, help="seconds per output token")
     ap.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
+    ap.add_argument("--prompts", choices=["paper", "strict"], default="paper")
     args = ap.parse_args()
     conv = load_transcript(args.data).conversation(args.conv)
     results = []
@@ -142,7 +144,7 @@ def main() -> None:
         print(f"running {args.conv} three times (a few minutes)")
         for concurrency in (1, 8):
             config = PipelineConfig(backend="openai", model="test-model", window=args.window,
-                                    concurrency=concurrency)
+                                    concurrency=concurrency, prompts=args.prompts)
             store = open_store(tempfile.mkdtemp(prefix="nemori-bench-"))   # nothing cached
             results.append(run_once(store, conv, config, server, args,
                                     f"concurrency {concurrency}, cold"))

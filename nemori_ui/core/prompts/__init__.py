@@ -29,9 +29,9 @@ STAGE_OF = {"partition": "partition", "narrate": "narration", "select": "integra
 # Output caps (max_tokens) per prompt, sized to the longest reply the stage needs with room
 # to spare. Without one, a small local model that loops inside a JSON string writes until
 # the timeout. A reply cut at its cap is retried once with a doubled cap.
-MAX_TOKENS = {"partition": 1024, "narrate": 768, "select": 256, "integrate": 1024,
-              "anticipate": 768, "distill": 1024, "distill_direct": 1024, "consolidate": 384,
-              "summarize": 3072, "answer": 512, "judge": 256, "judge_longmemeval": 256}
+MAX_TOKENS = {"partition": 512, "narrate": 512, "select": 160, "integrate": 768,
+              "anticipate": 384, "distill": 512, "distill_direct": 512, "consolidate": 256,
+              "summarize": 2048, "answer": 384, "judge": 160, "judge_longmemeval": 160}
 
 
 def prompt_texts(preset: str = "paper", dates: str = "preset") -> dict[str, str]:
