@@ -30,7 +30,7 @@ def test_run_prints_one_json_object_with_the_figures(finished):
     assert set(summary) >= {"run_id", "conversation", "messages", "windows", "raw_episodes",
                             "episodes", "integrated", "insights", "semantic_memories",
                             "decisions", "llm", "seconds"}
-    assert summary["messages"] == 80 and summary["windows"] == 4
+    assert summary["messages"] == 95 and summary["windows"] == 5
     assert summary["decider"] == "offline engine, no LLM"
     assert set(summary["decisions"]) == {"new", "merge", "conflict"}
     assert summary["llm"] == {"calls": 0, "cached": 0, "failed": 0, "input_tokens": 0,
@@ -69,13 +69,13 @@ def test_export_writes_the_whole_run(finished, tmp_path, suffix):
         assert {"id", "status", "cue", "narrative", "message_ids", "superseded_by"} <= set(episode)
         memory = doc["semantic"][0]
         assert {"id", "status", "text", "source_episode_ids", "superseded_by"} <= set(memory)
-        assert len(doc["messages"]) == 80
+        assert len(doc["messages"]) == 95
     elif suffix == ".jsonl":
         rows = [json.loads(line) for line in out_file.read_text().splitlines()]
         assert {r["table"] for r in rows} == {"run", "messages", "episodes", "semantic", "events"}
     else:
         table = pq.read_table(out_file).to_pylist()
-        assert sum(r["table"] == "messages" for r in table) == 80
+        assert sum(r["table"] == "messages" for r in table) == 95
 
 
 def test_unknown_run_and_bad_export_name_exit_2(finished, tmp_path):

@@ -25,7 +25,7 @@ from nemori_ui.core.store.db import DB_NAME
 from tests.conftest import ROOT, SAMPLE
 
 SEED = 1337
-WINDOWS = 10
+WINDOWS = 12
 COMPARED = ("messages", "episodes", "semantic", "events")
 
 

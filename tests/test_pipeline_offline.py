@@ -42,7 +42,7 @@ def test_sample_run_is_complete_and_labelled(sample_run):
     store, run_id = sample_run
     info = runs.get_run(store, run_id)
     assert info.status == "done" and info.decider == OFFLINE_LABEL
-    assert info.windows_done == info.windows_total == 4
+    assert info.windows_done == info.windows_total == 5
     assert_memory_invariants(store, run_id)
 
 
@@ -59,7 +59,8 @@ def test_sample_shows_integration_merge_and_conflict(sample_run):
     memories = {m.id: m for m in records.load_memories(store, run_id)}
     replaced = memories[conflict.payload["targets"][0]]
     assert replaced.status == "superseded" and replaced.superseded_by == conflict.payload["result_id"]
-    assert "coffee" in replaced.text and "tea" in memories[conflict.payload["result_id"]].text
+    assert "three cups of strong coffee" in replaced.text
+    assert "doesn't drink coffee" in memories[conflict.payload["result_id"]].text
 
 
 def test_sample_repeated_fact_is_predicted_and_not_stored_again(sample_run):

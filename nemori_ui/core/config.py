@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 Backend = Literal["offline", "openai"]
 EmbedderName = Literal["minilm", "openai"]
@@ -28,9 +28,25 @@ class OfflineThresholds(BaseModel):
     time_gap_minutes: float = 60.0    # partition / integrate: a gap this long always separates
     integrate_min_sim: float = 0.72   # integrate: continuation needs this similarity ...
     integrate_max_gap_minutes: float = 60.0  # ... at most this gap, and another window
-    covered_sim: float = 0.72         # distill: a raw sentence is predicted if a prediction is this close
-    merge_sim: float = 0.80           # consolidate: near-duplicate insight merges ...
-    conflict_sim: float = 0.70        # ... or conflicts when it disagrees on a number/date/name/negation
+    phatic_margin: float = 0.05       # distill: phatic score above this makes a clause talk
+    covered_sim: float = 0.72         # distill: a raw statement is predicted if a prediction is this close
+    merge_sim: float = 0.80           # consolidate: the same fact about the same subject merges ...
+    duplicate_sim: float = 0.92       # ... and so does anything this close, whatever its subject
+    conflict_sim: float = 0.45        # consolidate: candidates this close are checked for a conflict
+
+
+# τ for each embedder: cosine similarities are not comparable across embedders. MiniLM's is
+# derived by `python benchmarks/calibrate_tau.py` (the README says how); text-embedding-3-small
+# keeps the paper's 0.70; the other OpenAI models are not measured here and take the value of
+# their usual similarity range (ada-002 packs every pair above 0.7), until re-derived with a key.
+DEFAULT_TAU = {"minilm": 0.56, "text-embedding-3-small": 0.70, "text-embedding-3-large": 0.65,
+               "text-embedding-ada-002": 0.85}
+FALLBACK_TAU = 0.70
+
+
+def default_tau(embedder: str, embedding_model: str = "text-embedding-3-small") -> float:
+    key = embedder if embedder != "openai" else embedding_model
+    return DEFAULT_TAU.get(key, FALLBACK_TAU)
 
 
 class PipelineConfig(BaseModel):
@@ -40,7 +56,7 @@ class PipelineConfig(BaseModel):
     embedder: EmbedderName = "minilm"
     embedding_model: str = "text-embedding-3-small"
     window: int = Field(20, ge=2, le=200)          # w
-    tau: float = Field(0.70, ge=-1.0, le=1.0)      # τ
+    tau: float | None = Field(None, ge=-1.0, le=1.0)  # τ; None: the embedder's default
     k_e: int = Field(5, ge=1, le=50)               # integration candidates
     k_s: int = Field(10, ge=1, le=100)             # evoked memories
     k_m: int = Field(5, ge=1, le=50)               # consolidation candidates
@@ -59,6 +75,12 @@ class PipelineConfig(BaseModel):
     structured_output: Literal["json_schema", "json_object"] = "json_schema"
     index: IndexKind = "flat"                      # FAISS: exact, or approximate (hnsw, ivf)
     offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
+
+    @model_validator(mode="after")
+    def _tau_of_embedder(self) -> "PipelineConfig":
+        if self.tau is None:
+            self.tau = default_tau(self.embedder, self.embedding_model)
+        return self
 
     @property
     def m(self) -> int:

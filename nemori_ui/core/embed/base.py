@@ -86,6 +86,10 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
+        # one text gets one vector: the int8 model's output depends a little on the batch a
+        # text is in, so two threads embedding the same new text could cache another vector
+        # than the one they used, and a later run would decide on a different number
+        self._embedding = threading.Lock()
 
     @property
     def dim(self) -> int:
@@ -106,14 +110,24 @@ class CachedEmbedder:
         first_text = dict(zip(keys, texts))
         todo = [k for k in unique if k not in found]
         if todo:
-            fresh = np.asarray(self.inner.embed([first_text[k] for k in todo]), dtype=np.float32)
-            if fresh.shape != (len(todo), dim):
-                raise ValueError(f"embedder {self.name!r} returned shape {fresh.shape}, "
-                                 f"expected {(len(todo), dim)}")
-            new = dict(zip(todo, fresh))
-            self.cache.put_many(self.name, new)
-            found.update(new)
+            with self._embedding:
+                found.update(self._embed_missing(todo, first_text, dim))
         with self._lock:
             self.misses += len(todo)
             self.hits += len(texts) - len(todo)
         return np.stack([found[k] for k in keys]).astype(np.float32, copy=True)
+
+    def _embed_missing(self, todo: list[str], first_text: dict[str, str],
+                       dim: int) -> dict[str, np.ndarray]:
+        done = {k: v for k, v in self.cache.get_many(self.name, todo).items()
+                if np.shape(v) == (dim,)}      # another thread may have just embedded them
+        rest = [k for k in todo if k not in done]
+        if rest:
+            fresh = np.asarray(self.inner.embed([first_text[k] for k in rest]), dtype=np.float32)
+            if fresh.shape != (len(rest), dim):
+                raise ValueError(f"embedder {self.name!r} returned shape {fresh.shape}, "
+                                 f"expected {(len(rest), dim)}")
+            new = dict(zip(rest, fresh))
+            self.cache.put_many(self.name, new)
+            done.update(new)
+        return done

@@ -1,4 +1,8 @@
-"""Relative dates made absolute from the message's own timestamp (narratives keep both)."""
+"""Relative dates made absolute from the message's own timestamp.
+
+Narratives keep the phrase and add the date ("yesterday (7 May 2023)"); knowledge statements
+replace it ("on 7 May 2023"), so the fact stays true whenever it is read.
+"""
 
 from __future__ import annotations
 
@@ -15,40 +19,75 @@ _PATTERN = re.compile(
     r"(?:last|next|this) (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|(?:\d+|a|one|two|three|four|five|six|couple of|few) (?:days?|weeks?) ago)\b",
     re.I)
+# a preposition already in front of the phrase takes the date as it is: "since 7 May 2023"
+_PREPOSITION = re.compile(r"\b(since|until|till|from|by|before|after|on|in|of|during)\s+$", re.I)
 
 
 def day(when: datetime) -> str:
     return f"{when.day} {when:%B %Y}"
 
 
-def _resolve(phrase: str, when: datetime) -> str:
+def _weekday(target: int, when: datetime, step: int) -> datetime:
+    """'last Friday' is the latest Friday before the day it is said; 'next' / 'this' the
+    first one after it ('this Friday' said on a Friday is that day)."""
+    if step < 0:
+        return when - timedelta(days=(when.weekday() - target) % 7 or 7)
+    ahead = (target - when.weekday()) % 7
+    return when + timedelta(days=ahead or (7 if step > 0 else 0))
+
+
+def resolve(phrase: str, when: datetime) -> tuple[str, str] | None:
+    """(preposition, date) for a relative phrase said at `when`, or None when the date would
+    fall outside the calendar (a message dated 9999-12-31 saying "tomorrow")."""
     p = phrase.lower()
-    fixed = {"yesterday": when - timedelta(days=1), "today": when, "tonight": when,
-             "this morning": when, "last night": when - timedelta(days=1),
-             "tomorrow": when + timedelta(days=1)}
-    if p in fixed:
-        return day(fixed[p])
-    if p.endswith("ago"):
-        amount, unit = p[:-4].rsplit(" ", 1)
-        n = int(amount) if amount.isdigit() else _NUMS.get(amount, 1)
-        return day(when - timedelta(days=n * _UNITS[unit]))
-    which, what = p.split(" ", 1)
-    step = {"last": -1, "next": 1, "this": 0}[which]
-    if what in _DAYS:
-        delta = (_DAYS.index(what) - when.weekday()) % 7 or 7
-        target = when + timedelta(days=delta if step >= 0 else delta - 7)
-        return day(target)
-    if what in ("week", "weekend"):
-        return f"the week of {day(when + timedelta(weeks=step) - timedelta(days=when.weekday()))}"
-    if what == "month":
-        month = (when.month - 1 + step) % 12 + 1
-        year = when.year + (when.month - 1 + step) // 12
-        return datetime(year, month, 1).strftime("%B %Y")
-    return str(when.year + step)
+    offsets = {"yesterday": -1, "today": 0, "tonight": 0, "this morning": 0, "last night": -1,
+               "tomorrow": 1}
+    try:
+        if p in offsets:
+            return "on", day(when + timedelta(days=offsets[p]))
+        if p.endswith("ago"):
+            amount, unit = p[:-4].rsplit(" ", 1)
+            n = int(amount) if amount.isdigit() else _NUMS.get(amount, 1)
+            return "on", day(when - timedelta(days=n * _UNITS[unit]))
+        which, what = p.split(" ", 1)
+        step = {"last": -1, "next": 1, "this": 0}[which]
+        if what in _DAYS:
+            return "on", day(_weekday(_DAYS.index(what), when, step))
+        if what in ("week", "weekend"):
+            monday = when + timedelta(weeks=step) - timedelta(days=when.weekday())
+            return "in", f"the week of {day(monday)}"
+        if what == "month":
+            month = (when.month - 1 + step) % 12 + 1
+            year = when.year + (when.month - 1 + step) // 12
+            return "in", datetime(year, month, 1).strftime("%B %Y")
+        year = when.year + step
+        return ("in", str(year)) if 1 <= year <= 9999 else None
+    except (OverflowError, ValueError):
+        return None
 
 
 def absolutize(text: str, when: datetime | None) -> str:
     """'I went yesterday' said on 8 May 2023 → 'I went yesterday (7 May 2023)'."""
     if when is None:
         return text
-    return _PATTERN.sub(lambda m: f"{m.group(0)} ({_resolve(m.group(0), when)})", text)
+
+    def annotate(m: re.Match) -> str:
+        found = resolve(m.group(0), when)
+        return f"{m.group(0)} ({found[1]})" if found else m.group(0)
+    return _PATTERN.sub(annotate, text)
+
+
+def replace_relative(text: str, when: datetime | None) -> str:
+    """'I went yesterday' said on 8 May 2023 → 'I went on 7 May 2023'."""
+    if when is None:
+        return text
+    out, last = [], 0
+    for m in _PATTERN.finditer(text):
+        found = resolve(m.group(0), when)
+        if not found:
+            continue
+        before = text[last:m.start()]
+        prep, date = found
+        out.append(before + (date if _PREPOSITION.search(before) else f"{prep} {date}"))
+        last = m.end()
+    return "".join(out) + text[last:]

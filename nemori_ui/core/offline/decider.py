@@ -10,6 +10,7 @@ from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, Consolid
                                   DistillDecision, Insight, NarrationDecision, PartitionDecision,
                                   SelectDecision, SummaryDecision)
 from . import episodes, knowledge
+from .phatic import PhaticClassifier
 from .text import sentences
 
 OFFLINE_LABEL = "offline engine, no LLM"
@@ -21,9 +22,20 @@ class OfflineDecider:
     def __init__(self, embedder, limits: OfflineThresholds | None = None):
         self.embedder = embedder
         self.limits = limits or OfflineThresholds()
+        self.classifier = PhaticClassifier(embedder, self.limits.phatic_margin)
+        # narrate and distill read the same episode: read it once
+        self._read: dict[tuple, list[knowledge.Clause]] = {}
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self.embedder.embed(texts)
+
+    def read(self, messages: list[Message]) -> list[knowledge.Clause]:
+        key = tuple((m.id, m.speaker, m.text) for m in messages)
+        if key not in self._read:
+            if len(self._read) > 256:
+                self._read.clear()
+            self._read[key] = knowledge.read_episode(messages, self.classifier)
+        return self._read[key]
 
     def partition(self, window: list[Message]) -> PartitionDecision:
         vectors = self._embed([m.text for m in window])
@@ -32,9 +44,14 @@ class OfflineDecider:
         return PartitionDecision(groups=groups, topics=reasons)
 
     def narrate(self, messages: list[Message]) -> NarrationDecision:
-        vectors = self._embed([m.text for m in messages])
-        return NarrationDecision(cue=episodes.title(messages, vectors),
-                                 narrative=episodes.narrative(messages))
+        facts = [c for c in self.read(messages) if c.is_knowledge]
+        if facts:
+            lines, vectors = [c.raw for c in facts], np.stack([c.vector for c in facts])
+        else:
+            lines = [m.text for m in messages]
+            vectors = self._embed(lines)
+        return NarrationDecision(cue=episodes.title(messages, lines, vectors),
+                                 narrative=episodes.narrative(messages, [c.text for c in facts]))
 
     def select_integration(self, new: Episode,
                            candidates: list[tuple[Episode, float]]) -> SelectDecision:
@@ -53,23 +70,29 @@ class OfflineDecider:
         return AnticipationDecision(prediction="\n".join(m.text for m, _ in evoked))
 
     def distill(self, messages: list[Message], prediction: str) -> DistillDecision:
-        found = knowledge.statements(messages)
+        read = self.read(messages)
+        found = [c for c in read if c.is_knowledge]
+        lines = [c.as_row() for c in read]
         if not found:
-            return DistillDecision(insights=[])
+            return DistillDecision(insights=[], lines=lines)
         predicted = [line for line in prediction.splitlines() if line.strip()]
-        texts = [t for _, t in found]
-        cand = self._embed(texts)
+        texts = [c.text for c in found]
+        cand = np.stack([c.vector for c in found])
         pred = self._embed(predicted) if predicted else np.zeros((0, cand.shape[1]), np.float32)
         held = knowledge.prediction_gaps(texts, cand, predicted, pred, self.limits)
         return DistillDecision(
-            insights=[Insight(text=t, source_message_ids=[mid])
-                      for (mid, t), h in zip(found, held) if h is None],
-            covered=[{"text": t, "message_id": mid, "predicted_by": h[0], "score": round(h[1], 4)}
-                     for (mid, t), h in zip(found, held) if h is not None])
+            insights=_unique([Insight(text=c.text, source_message_ids=[c.message_id])
+                              for c, h in zip(found, held) if h is None]),
+            covered=[{"text": c.text, "message_id": c.message_id, "predicted_by": h[0],
+                      "score": round(h[1], 4)} for c, h in zip(found, held) if h is not None],
+            lines=lines)
 
     def distill_direct(self, messages: list[Message]) -> DistillDecision:
-        return DistillDecision(insights=[Insight(text=t, source_message_ids=[mid])
-                                         for mid, t in knowledge.statements(messages)])
+        read = self.read(messages)
+        return DistillDecision(
+            insights=_unique([Insight(text=c.text, source_message_ids=[c.message_id])
+                              for c in read if c.is_knowledge]),
+            lines=[c.as_row() for c in read])
 
     def consolidate(self, insight: str,
                     candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision:
@@ -103,3 +126,16 @@ class OfflineDecider:
         vecs = self._embed(lines)
         q = self._embed([question])[0]
         return AnswerDecision(answer=knowledge.best_sentence(question, q, lines, vecs, current))
+
+
+def _unique(insights: list[Insight]) -> list[Insight]:
+    """One insight per statement: a fact said twice in an episode is one fact, from both lines."""
+    kept: dict[str, Insight] = {}
+    for ins in insights:
+        key = ins.text.lower()
+        if key in kept:
+            kept[key].source_message_ids += [m for m in ins.source_message_ids
+                                             if m not in kept[key].source_message_ids]
+        else:
+            kept[key] = ins
+    return list(kept.values())

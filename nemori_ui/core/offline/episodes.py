@@ -6,8 +6,7 @@ import numpy as np
 
 from ..config import OfflineThresholds
 from ..models import Episode, Message
-from .dates import absolutize, day
-from .text import sentences
+from .dates import day
 
 
 def cut_points(window: list[Message], vectors: np.ndarray,
@@ -34,12 +33,18 @@ def cut_points(window: list[Message], vectors: np.ndarray,
             break
         if i in cuts:
             continue
+        if _asks(window[i - 1], window[i]) and i - 1 not in cuts:
+            i -= 1     # a question opens the topic its answer is about: keep them together
         edges = [0, len(window), *cuts]
         before = max(e for e in edges if e < i)
         after = min(e for e in edges if e > i)
         if i - before >= limits.min_episode and after - i >= limits.min_episode:
             cuts[i] = f"topic shift (similarity valley {gaps[i - 1]:.2f}, depth {depth:.2f})"
     return dict(sorted(cuts.items()))
+
+
+def _asks(before: Message, after: Message) -> bool:
+    return before.text.rstrip().endswith("?") and before.speaker != after.speaker
 
 
 def _gap_similarities(vectors: np.ndarray, block: int = 3) -> list[float]:
@@ -73,28 +78,28 @@ def group_indices(n: int, cuts: dict[int, str]) -> tuple[list[list[int]], list[s
     return groups, reasons
 
 
-def title(messages: list[Message], vectors: np.ndarray) -> str:
-    """A searchable title: who, when, and the sentence closest to the episode's centre."""
+def title(messages: list[Message], lines: list[str], vectors: np.ndarray) -> str:
+    """A searchable title: who, when, and the line closest to the centre of what was said."""
     centroid = vectors.mean(axis=0)
     best = int(np.argmax(vectors @ centroid))
-    tokens = messages[best].text.split()
+    tokens = lines[best].split()
     key = " ".join(tokens[:16]) + (" …" if len(tokens) > 16 else "")
     when = messages[0].timestamp
     return f"{_speakers(messages)}{', ' + day(when) if when else ''}: {key}"
 
 
-def narrative(messages: list[Message]) -> str:
-    """The episode's lines in order under its date, with relative dates made absolute.
+def narrative(messages: list[Message], statements: list[str]) -> str:
+    """An extractive summary: the episode's statements of fact, in order, under its date.
 
-    Extractive on purpose: without a model the honest narrative is what was said, and little
-    boilerplate keeps the episode's vector close to the facts it holds.
+    Greetings, reactions and questions are left out (the raw messages keep them); relative
+    dates are already absolute in the statements. An episode of small talk only says so.
     """
     first = messages[0].timestamp
-    lines = [f"On {first:%A} {day(first)} at {first:%H:%M}:" if first else ""]
-    for m in messages:
-        said = " ".join(absolutize(s, m.timestamp) for s in sentences(m.text)) or m.text
-        lines.append(f"{m.speaker}: {said}")
-    return " ".join(filter(None, lines))
+    head = f"On {first:%A} {day(first)} at {first:%H:%M}, " if first else ""
+    if not statements:
+        return f"{head}{_speakers(messages)} exchanged {len(messages)} message(s) of small " \
+               "talk, with no statement of fact."
+    return f"{head}{_speakers(messages)} talked. " + " ".join(statements)
 
 
 def _speakers(messages: list[Message]) -> str:

@@ -1,23 +1,91 @@
-"""Offline prediction error, consolidation, summary and answer rules."""
+"""Offline knowledge: what an episode states, prediction error, consolidation and answers."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..config import OfflineThresholds
 from ..models import Message, SemanticMemory
-from .dates import absolutize
-from .text import content_words, disagreement, is_informative, sentences
+from .dates import replace_relative
+from .facts import conflict, details, key_words, same_topic
+from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
+                     rule, without_captions)
+from .resolve import resolve_pronouns, split_clauses, strip_openers
+from .text import content_words, sentences, words
 
 
-def statements(messages: list[Message]) -> list[tuple[str, str]]:
-    """(message id, 'Speaker: sentence') for every informative sentence of the episode."""
-    found = []
-    for m in messages:
-        for s in sentences(m.text):
-            if is_informative(s):
-                found.append((m.id, f"{m.speaker}: {absolutize(s, m.timestamp)}"))
-    return found
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a raw message, as the engine read it."""
+    message_id: str
+    raw: str                   # as said, openers and forms of address dropped
+    decision: LineDecision
+    text: str = ""             # the self-contained statement, for knowledge clauses
+    vector: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_knowledge(self) -> bool:
+        return self.decision.kind == KNOWLEDGE_KIND
+
+    def as_row(self) -> dict:
+        return {"message_id": self.message_id, "text": self.raw, "kind": self.decision.kind,
+                "reason": self.decision.reason, "score": self.decision.score,
+                "statement": self.text}
+
+
+def _addressee(messages: list[Message], i: int) -> str | None:
+    """Who message i speaks to: the nearest message of someone else in the episode."""
+    speaker = messages[i].speaker
+    for j in sorted(range(len(messages)), key=lambda j: (abs(j - i), j > i)):
+        if messages[j].speaker != speaker:
+            return messages[j].speaker
+    return None
+
+
+def _statement(clause: str, m: Message, addressee: str | None, names: list[str]) -> str:
+    fact = replace_relative(resolve_pronouns(clause, m.speaker, addressee), m.timestamp)
+    fact = fact.strip(" ,;:-–—")
+    fact = fact[:-1] + "." if fact.endswith("!") else fact if fact.endswith((".", "?")) \
+        else fact + "."
+    fact = fact[:1].upper() + fact[1:]
+    mentioned = {w.lower().removesuffix("'s") for w in words(fact)}
+    return fact if any(n.lower() in mentioned for n in names) else f"{m.speaker}: {fact}"
+
+
+def read_episode(messages: list[Message], classifier: PhaticClassifier) -> list[Clause]:
+    """Every clause of the episode with its knowledge-or-talk decision and, for knowledge, the
+    statement it makes and that statement's vector.
+
+    The classifier judges the clause as said: the examples it learnt from are lines as said,
+    and a speaker's name in a statement would pull it towards lines that name the same person.
+    """
+    names = list(dict.fromkeys(m.speaker for m in messages))
+    pending: list[tuple[int, str]] = []
+    for i, m in enumerate(messages):
+        said = without_captions(m.text)
+        for s in sentences(said):
+            for part in split_clauses(s):
+                clause = strip_openers(part, names)
+                if clause:
+                    pending.append((i, clause))
+        if not said and m.text.strip():
+            pending.append((i, ""))          # a shared photo and nothing said
+    decisions = [rule(c) if c else LineDecision(PHATIC_KIND, CAPTION_ONLY, 1.0)
+                 for _, c in pending]
+    open_at = [j for j, d in enumerate(decisions) if d is None]
+    said = [pending[j][1] for j in open_at]
+    for j, d in zip(open_at, classifier.decide_vectors(
+            said, classifier.embedder.embed(said) if said else None)):
+        decisions[j] = d
+    knows = [j for j, d in enumerate(decisions) if d.kind == KNOWLEDGE_KIND]
+    texts = {j: _statement(pending[j][1], messages[pending[j][0]],
+                           _addressee(messages, pending[j][0]), names) for j in knows}
+    vectors = dict(zip(knows, classifier.embedder.embed([texts[j] for j in knows]))) \
+        if knows else {}
+    return [Clause(messages[i].id, clause or messages[i].text, d, texts.get(j, ""),
+                   vectors.get(j)) for j, ((i, clause), d) in enumerate(zip(pending, decisions))]
 
 
 def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
@@ -30,22 +98,34 @@ def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: lis
     found: list[tuple[str, float] | None] = []
     for i, text in enumerate(candidates):
         j = int(np.argmax(sims[i]))
-        held = sims[i, j] >= limits.covered_sim and disagreement(text, predicted[j]) is None
+        held = sims[i, j] >= limits.covered_sim and conflict(text, predicted[j]) is None \
+            and says_no_more(text, predicted[j])
         found.append((predicted[j], float(sims[i, j])) if held else None)
     return found
 
 
+def says_no_more(statement: str, known: str, share: float = 0.6) -> bool:
+    """Whether most of what the statement says is already in the known line: close in
+    meaning is not enough ("leads a project at Finch Labs" is near "joined Finch Labs")."""
+    said = key_words(statement)
+    return not said or len(said & key_words(known)) >= share * len(said)
+
+
 def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, float]],
                        limits: OfflineThresholds) -> tuple[str, list[int], str]:
-    """(action, 1-based targets, reason) for an insight against its nearest memories."""
+    """(action, 1-based targets, reason) for an insight against its nearest memories.
+
+    A contradiction wins over a merge: keeping a fact that no longer holds is the worse error.
+    """
     conflicts, merges = [], []
     for idx, (memory, score) in enumerate(candidates, start=1):
         if score < limits.conflict_sim:
             continue
-        why = disagreement(insight, memory.text)
+        why = conflict(insight, memory.text)
         if why:
             conflicts.append((idx, f"{memory.id} ({score:.2f}): {why}"))
-        elif score >= limits.merge_sim:
+        elif score >= limits.merge_sim and (same_topic(insight, memory.text)
+                                            or score >= limits.duplicate_sim):
             merges.append((idx, f"{memory.id} ({score:.2f})"))
     if conflicts:
         return "conflict", [i for i, _ in conflicts], "contradicts " + "; ".join(r for _, r in conflicts)
@@ -56,16 +136,14 @@ def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, floa
 
 
 def merged_text(insight: str, targets: list[str]) -> str:
-    """Keep every distinct sentence once, the existing memory first."""
+    """The known fact with the insight's detail added; unchanged when it adds nothing."""
     parts: list[str] = []
     for text in targets + [insight]:
-        speaker, _, body = text.partition(": ")
-        for s in sentences(body if body else text):
-            if s.lower() not in (p.lower() for p in parts):
-                parts.append(s)
-    speaker = insight.partition(": ")[0] if ": " in insight else ""
-    joined = " ".join(parts)
-    return f"{speaker}: {joined}" if speaker else joined
+        known = set().union(*(details(p) for p in parts)) if parts else set()
+        if not parts or not details(text) <= known:
+            if text.lower() not in (p.lower() for p in parts):
+                parts.append(text)
+    return " ".join(parts)
 
 
 def best_sentence(question: str, question_vec: np.ndarray, lines: list[str],

@@ -1,4 +1,4 @@
-"""Sentence splitting and the facts the consolidation rules compare: numbers, names, negation."""
+"""Sentence splitting, words and the word lists the offline rules share."""
 
 from __future__ import annotations
 
@@ -19,20 +19,12 @@ i've i'll we're they're can't didn't doesn't isn't wasn't aren't won't get got g
 know think feel lot lots thing things something anything everything right good great nice cool
 wow awesome love glad happy sorry""".split())
 
-NEGATIONS = frozenset("""not no never nothing nobody none neither nor cannot can't don't doesn't
-didn't isn't wasn't aren't weren't won't wouldn't shouldn't haven't hasn't hadn't anymore
-stopped quit quitting gave""".split())
-
 NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven twelve
 thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty
 seventy eighty ninety hundred thousand first second third fourth fifth""".split())
 
 MONTHS = frozenset("""january february march april may june july august september october
 november december""".split())
-
-FILLER = re.compile(r"^(hi|hey|hello|thanks|thank you|bye|good ?bye|see you|ok|okay|sure|wow|"
-                    r"haha|lol|yeah|yes|no|great|cool|nice|awesome)\b[\s\w,!.]{0,20}$", re.I)
-
 
 def sentences(text: str) -> list[str]:
     parts = []
@@ -47,22 +39,6 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     return [w.lower() for w in words(text) if w.lower() not in STOPWORDS and len(w) > 2]
-
-
-# pleasantries that carry no lasting fact, however many words surround them
-SMALL_TALK = re.compile(r"\b(talk (to you )?soon|see you|good luck|wish me luck|take care|"
-                        r"well deserved|lucky you|sounds (like )?(a )?(good|great|solid)|"
-                        r"you'll be (great|fine)|congratulations|glad to hear)\b", re.I)
-
-
-def is_informative(sentence: str) -> bool:
-    """A sentence worth keeping as knowledge: a statement with some substance."""
-    stripped = sentence.strip()
-    if stripped.endswith("?") or FILLER.match(stripped):
-        return False
-    if SMALL_TALK.search(stripped) and len(words(stripped)) < 10:
-        return False
-    return len(words(stripped)) >= 5 and len(content_words(stripped)) >= 3
 
 
 def body(statement: str) -> str:
@@ -82,32 +58,3 @@ def quantities(text: str) -> dict[str, str]:
             elif i + 1 < len(tokens):
                 found[tokens[i + 1]] = tok
     return found
-
-
-def names(text: str) -> set[str]:
-    """Capitalised words that do not start a sentence: a rough proper-noun set."""
-    tokens = words(body(text))
-    found = set()
-    for i, tok in enumerate(tokens):
-        if i and tok[0].isupper() and tok.lower() not in STOPWORDS and tok.lower() not in MONTHS \
-                and tok != "I":
-            found.add(tok.lower())
-    return found
-
-
-def negated(text: str) -> bool:
-    return any(w.lower() in NEGATIONS for w in words(body(text)))
-
-
-def disagreement(a: str, b: str) -> str | None:
-    """Why two statements about the same thing cannot both hold, or None if they can."""
-    if negated(a) != negated(b):
-        return "one is negated and the other is not"
-    qa, qb = quantities(a), quantities(b)
-    clash = sorted(k for k in qa.keys() & qb.keys() if qa[k] != qb[k])
-    if clash:
-        return "; ".join(f"{qa[k]} vs {qb[k]} {k}" for k in clash)
-    ma, mb = names(a), names(b)
-    if ma and mb and not (ma & mb):
-        return f"names differ ({', '.join(sorted(ma))} vs {', '.join(sorted(mb))})"
-    return None

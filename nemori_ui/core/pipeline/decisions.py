@@ -49,6 +49,9 @@ class DistillDecision(Decision):
     # raw statements left out because the prediction already held them, where the decider
     # can tell: {"text", "message_id", "predicted_by", "score"}
     covered: list[dict] = Field(default_factory=list)
+    # how each raw clause was read, where the decider reads clause by clause:
+    # {"message_id", "text", "kind" (knowledge / phatic), "reason", "score", "statement"}
+    lines: list[dict] = Field(default_factory=list)
 
 
 class ConsolidationDecision(Decision):

@@ -27,9 +27,23 @@ def evoke(state: MemoryState, episode: Episode,
     query = np.asarray(episode.embedding, dtype=np.float32)
     looked = state.search_memories(query, config.k_s)
     threshold = config.tau if config.management == "native" else None
-    passed = [(m, s) for m, s in looked if threshold is None or s > threshold]
-    listing = [{"id": m.id, "text": m.text, "score": round(s, 4),
-                "passed": threshold is None or s > threshold} for m, s in looked]
+    # an episode that continues an earlier one already told what was learnt from that one:
+    # it is known, however far the merged episode's vector has moved from each memory
+    told = [m for m in state.active_memories()
+            if set(m.source_episode_ids) & set(episode.supersedes)]
+    told_ids = {m.id for m in told}
+    extra = [(m, float(np.dot(query, np.asarray(m.embedding, dtype=np.float32))))
+             for m in told if m.id not in {x.id for x, _ in looked}]
+    passed, listing = [], []
+    for m, s in looked + extra:
+        # decided on the score as recorded, so what-if τ on the record gives the same answer
+        ok = threshold is None or round(s, 4) > threshold or m.id in told_ids
+        if ok:
+            passed.append((m, s))
+        entry = {"id": m.id, "text": m.text, "score": round(s, 4), "passed": ok}
+        if m.id in told_ids:
+            entry["continued"] = True
+        listing.append(entry)
     return passed, listing
 
 
@@ -44,23 +58,31 @@ def anticipate_and_distill(decider: Decider, state: MemoryState, episode: Episod
         result = decider.distill_direct(messages)
         log.emit("distill", {"episode_id": episode.id, "mode": "direct", "prediction": None,
                              "insights": [i.model_dump() for i in result.insights],
-                             "raw_messages": len(messages), "fallback": result.fallback},
+                             "lines": result.lines, "raw_messages": len(messages),
+                             "fallback": result.fallback},
                  episode_ids=[episode.id], message_ids=episode.message_ids,
                  call_ids=result.call_ids)
         return result.insights
     evoked, listing = evoke(state, episode, config)
-    guess = decider.anticipate(episode.cue, evoked)
-    log.emit("anticipate", {"episode_id": episode.id, "cue": episode.cue, "tau": config.tau,
-                            "management": config.management, "evoked": listing,
-                            "prediction": guess.prediction, "fallback": guess.fallback},
-             episode_ids=[episode.id], memory_ids=[m.id for m, _ in evoked],
-             call_ids=guess.call_ids)
-    result = decider.distill(messages, guess.prediction)
+    payload = {"episode_id": episode.id, "cue": episode.cue, "tau": config.tau,
+               "management": config.management, "evoked": listing}
+    if evoked:
+        guess = decider.anticipate(episode.cue, evoked)
+        prediction, call_ids = guess.prediction, guess.call_ids
+        payload.update(prediction=prediction, fallback=guess.fallback)
+    else:
+        # nothing known is close enough to predict from: as in the official code, no call is
+        # made, and a prediction from the cue alone would count the cue's own facts as known
+        prediction, call_ids = "", []
+        payload.update(prediction="", fallback=None, cold_start=True)
+    log.emit("anticipate", payload, episode_ids=[episode.id],
+             memory_ids=[m.id for m, _ in evoked], call_ids=call_ids)
+    result = decider.distill(messages, prediction)
     log.emit("distill", {"episode_id": episode.id, "mode": "prediction-error",
-                         "prediction": guess.prediction,
+                         "prediction": prediction, "cold_start": not evoked,
                          "insights": [i.model_dump() for i in result.insights],
-                         "covered": result.covered, "raw_messages": len(messages),
-                         "fallback": result.fallback},
+                         "covered": result.covered, "lines": result.lines,
+                         "raw_messages": len(messages), "fallback": result.fallback},
              episode_ids=[episode.id], message_ids=episode.message_ids, call_ids=result.call_ids)
     return result.insights
 

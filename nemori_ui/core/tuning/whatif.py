@@ -17,7 +17,8 @@ def what_if_tau(data: RunData, tau: float) -> list[dict]:
         evoked = event.payload.get("evoked", [])
         now = [e["id"] for e in evoked if e.get("passed")]
         native = event.payload.get("management", "native") == "native"
-        then = [e["id"] for e in evoked if (e["score"] > tau if native else e.get("passed"))]
+        then = [e["id"] for e in evoked
+                if e.get("continued") or (e["score"] > tau if native else e.get("passed"))]
         changed = set(now) != set(then)
         rows.append({
             "episode_id": event.payload["episode_id"], "window": event.window,

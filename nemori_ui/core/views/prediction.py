@@ -79,9 +79,10 @@ def evoked(data: RunData, episode_id: str) -> dict | None:
     p = ev.payload
     frame = pd.DataFrame(
         [{"rank": i, "memory": e.get("id"), "text": e.get("text", ""),
-          "score": e.get("score", 0.0), "passed": bool(e.get("passed"))}
+          "score": e.get("score", 0.0), "passed": bool(e.get("passed")),
+          "continued": bool(e.get("continued"))}
          for i, e in enumerate(p.get("evoked") or [], start=1)],
-        columns=["rank", "memory", "text", "score", "passed"])
+        columns=["rank", "memory", "text", "score", "passed", "continued"])
     return {"tau": p.get("tau", data.info.config.tau),
             "management": p.get("management", data.info.config.management),
             "prediction": p.get("prediction") or "", "frame": frame,

@@ -1,0 +1,116 @@
+"""Is a clause knowledge or talk? Rules first, then a prototype classifier over embeddings.
+
+The rules catch what needs no judgement: questions, greetings and thanks, idioms, image
+captions alone, clauses too thin to state anything. The rest is compared with the labelled
+examples in `phatic_examples`: the mean similarity to the closest phatic examples minus that to
+the closest knowledge examples is the clause's phatic score, and a score above the margin
+makes it talk. Every decision carries its reason and score, so a person can check it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .phatic_examples import KNOWLEDGE, PHATIC
+from .text import content_words, words
+
+KNOWLEDGE_KIND, PHATIC_KIND = "knowledge", "phatic"
+CAPTION_ONLY = "an image caption alone"
+TOP = 3    # examples of each kind a clause is compared with
+
+_GREETING = re.compile(
+    r"^(hi|hey|hello|thanks|thank you|bye|good ?bye|see you|ok|okay|sure|wow|haha|lol|yeah|"
+    r"yes|no|great|cool|nice|awesome|congrats|congratulations|welcome back|good morning|"
+    r"good night|cheers|aw+|omg|yay|same|exactly|indeed|agreed|definitely|absolutely|totally"
+    r")\b[\s\w,!.'’]{0,24}$", re.I)
+IDIOMS = re.compile(
+    r"\b(can't wait|cannot wait|can't believe|can't deny|can't thank you enough|can't imagine|"
+    r"couldn't agree more|couldn't be happier|never mind|no problem|no worries|not bad|"
+    r"no wonder|not sure|never forget|no way|don't worry|never give up|never looked back|"
+    r"can't help but|nothing beats|talk (to you )?soon|see you|good luck|wish me luck|"
+    r"take care|well deserved|lucky you|sounds (like )?(a )?(good|great|solid|fun|amazing)|"
+    r"you'll be (great|fine)|glad to hear|happy for you|proud of you|here for you|keep it up|"
+    r"you got this|you've got this|means a lot|means the world)\b", re.I)
+SPECIFIC = re.compile(r"\b(?!I\b)[A-Z][a-z]+|\d|\b(one|two|three|four|five|six|seven|eight|"
+                      r"nine|ten|twelve|twenty|hundred)\b")
+SPECIFIC_BONUS = 0.06
+CAPTION = re.compile(r"\[Image: [^\]]*\]")
+
+
+@dataclass(frozen=True)
+class LineDecision:
+    kind: str          # "knowledge" or "phatic"
+    reason: str        # the rule that decided, or the classifier with its score
+    score: float       # phatic score: above the margin is talk (rules give ±1)
+
+
+def without_captions(text: str) -> str:
+    return CAPTION.sub(" ", text).strip()
+
+
+def rule(clause: str) -> LineDecision | None:
+    """The rule that decides the clause on its own, if any."""
+    stripped = clause.strip()
+    n_words, n_content = len(words(stripped)), len(content_words(stripped))
+    if stripped.endswith("?"):
+        return LineDecision(PHATIC_KIND, "a question", 1.0)
+    if _GREETING.match(stripped):
+        return LineDecision(PHATIC_KIND, "greeting, thanks or reaction", 1.0)
+    if IDIOMS.search(stripped) and n_content < 5:
+        return LineDecision(PHATIC_KIND, f"idiom '{IDIOMS.search(stripped).group(0)}'", 1.0)
+    if n_words < 4 or n_content < 2:
+        return LineDecision(PHATIC_KIND, "too little content to state a fact", 1.0)
+    return None
+
+
+class PhaticClassifier:
+    """Decides clauses with the rules, then by nearest labelled examples."""
+
+    def __init__(self, embedder, margin: float = 0.0):
+        self.embedder = embedder
+        self.margin = margin
+        self._protos: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _prototypes(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._protos is None:
+            vecs = self.embedder.embed(list(PHATIC) + list(KNOWLEDGE))
+            self._protos = (vecs[:len(PHATIC)], vecs[len(PHATIC):])
+        return self._protos
+
+    def scores(self, vectors: np.ndarray) -> np.ndarray:
+        """Phatic score of each clause vector: closeness to talk minus closeness to facts."""
+        if len(vectors) == 0:
+            return np.zeros(0, np.float32)
+        phatic, knowledge = self._prototypes()
+        near_p = np.sort(vectors @ phatic.T, axis=1)[:, -TOP:].mean(axis=1)
+        near_k = np.sort(vectors @ knowledge.T, axis=1)[:, -TOP:].mean(axis=1)
+        return near_p - near_k
+
+    def decide_vectors(self, clauses: list[str], vectors: np.ndarray | None) -> list[LineDecision]:
+        """The classifier's decision for clauses no rule decided, from their vectors."""
+        if not clauses or vectors is None:
+            return []
+        out = []
+        for text, s in zip(clauses, self.scores(vectors)):
+            # a name or a number is what facts are made of: such a clause must be clearly
+            # nearer talk to count as talk
+            specific = bool(SPECIFIC.search(text[1:]))
+            talk = float(s) > self.margin + (SPECIFIC_BONUS if specific else 0.0)
+            out.append(LineDecision(
+                PHATIC_KIND if talk else KNOWLEDGE_KIND,
+                f"classifier: nearer {'talk' if talk else 'facts'} examples "
+                f"({float(s):+.2f}{', names or numbers' if specific else ''})", round(float(s), 4)))
+        return out
+
+    def decide(self, clauses: list[str]) -> list[LineDecision]:
+        """Rules, then the classifier."""
+        decided = [rule(c) for c in clauses]
+        open_idx = [i for i, d in enumerate(decided) if d is None]
+        said = [clauses[i] for i in open_idx]
+        for i, d in zip(open_idx, self.decide_vectors(said, self.embedder.embed(said)
+                                                      if said else None)):
+            decided[i] = d
+        return decided  # type: ignore[return-value]

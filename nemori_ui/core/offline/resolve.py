@@ -1,0 +1,137 @@
+"""Turning a line someone said into self-contained statements: one clause each, openers and
+forms of address dropped, "I" and "you" replaced by the speakers' names.
+
+"Absolutely, I drink three cups every morning" said by Maya becomes "Maya drinks three cups
+every morning": a memory read months later, away from the conversation, must still say who.
+"""
+
+from __future__ import annotations
+
+import re
+
+# a new independent clause after these joins is a fact of its own
+_SUBJECTS = (r"(?:I|I'm|I've|I'll|I'd|you|you're|we|we're|he|she|they|it|it's|my|our|his|her|"
+             r"their|[A-Z][a-z]+)\b")
+_CLAUSE_JOIN = re.compile(
+    r"\s*(?:;|\s[-–—]\s|,\s*(?:but|so|and|because|though|although|while)?\s*(?=" + _SUBJECTS +
+    r")|\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|she|he|they)\b))\s*")
+_OPENER = re.compile(
+    r"^(?:(?:oh|ah|wow|yes|yeah|yep|no|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
+    r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|right|indeed|true|also|plus|and|but|"
+    r"by the way|btw|you know|i mean|to be honest|thanks|thank you|aw|aww|omg|cool|nice|great|"
+    r"awesome|sounds good|good|fun|exactly|agreed|same|perfect|then|alright|all right|ha|hah|hmm|um|uh|wait|look|listen|guess what|oh man|man|dude|gosh|whoa|yay|big news|good news|news|update|fun fact)\b[\s,!.:;-]*)+", re.I)
+
+_MODALS = frozenset("can could will would shall should may might must cannot can't couldn't "
+                    "won't wouldn't shouldn't didn't wasn't".split())
+_ADVERBS = frozenset("""really just also still always never usually often sometimes finally
+actually already even only recently totally definitely absolutely mostly truly honestly
+especially sort kinda literally basically probably almost hardly seriously now then
+currently""".split())
+# common irregular past forms: a past verb after "I" keeps its form ("I went" → "Maya went")
+_PAST = frozenset("""was were had did went got saw made took came ate bought found felt said told
+thought knew left met ran began gave kept lost paid put read sent sat slept spent stood taught won
+wrote brought built caught chose drove drank fell flew forgot grew heard held hurt lent let meant
+rode rang rose sang sold shot shut spoke stole swam threw understood woke wore became began bit
+blew broke dug drew fed fought forgave froze hid hung knelt laid led lit quit set shook sank slid
+spun split spread struck swore swept swung tore upset wept""".split())
+_IRREGULAR_3RD = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "are": "is",
+                  "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't"}
+_CONTRACTIONS = [
+    (r"I'm|I am", "{n} is"), (r"I've|I have", "{n} has"), (r"I'll", "{n} will"),
+    (r"I'd", "{n} would"), (r"I was", "{n} was"),
+    (r"you're|you are", "{n} is"), (r"you've|you have", "{n} has"), (r"you'll", "{n} will"),
+    (r"you'd", "{n} would"), (r"you were", "{n} was"),
+]
+_CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), rep)
+                   for pat, rep in _CONTRACTIONS]
+_WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(_ADVERBS)) +
+                         r")\s+)*)([a-z][a-z']*)\b", re.I)
+# "you" starts a clause (a subject) here; elsewhere it is an object and takes no verb agreement
+_SUBJECT_YOU = re.compile(r"(?:^|[,;:.!?]\s*|\b(?:and|but|so|that|if|when|because|as|since|"
+                          r"while|then|or)\s+)$", re.I)
+
+
+def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
+    """Independent clauses of a sentence. A cut leaves at least `shortest` words after it, and
+    a bare "and" needs as many before it: "My partner and I have been together" stays whole."""
+    parts, start = [], 0
+    for m in _CLAUSE_JOIN.finditer(sentence):
+        left, right = sentence[start:m.start()], sentence[m.end():]
+        bare = not re.search(r"[,;\-–—]", m.group(0))
+        if len(right.split()) >= shortest and left.strip() and \
+                (not bare or len(left.split()) >= shortest):
+            parts.append(left.strip(" ,;"))
+            start = m.end()
+    parts.append(sentence[start:].strip(" ,;"))
+    return [p for p in parts if p] or [sentence]
+
+
+def strip_openers(clause: str, names: list[str]) -> str:
+    """Drop interjections and a form of address at either end ("Wow, Mel, ..." / "..., Jon!")."""
+    text = _OPENER.sub("", clause).strip()
+    for _ in range(2):
+        first, sep, rest = text.partition(",")
+        if sep and _addresses(first.strip(" !"), names):
+            text = _OPENER.sub("", rest.strip()).strip()
+    head, sep, last = text.rpartition(",")
+    if sep and _addresses(last.strip(" !.?"), names):
+        text = head.strip()
+    text = re.sub(r"^(?:hey|hi|hello|dear)\s+\w+[!,.]?\s*", "", text, flags=re.I)
+    return text[:1].upper() + text[1:] if text else text
+
+
+def _addresses(word: str, names: list[str]) -> bool:
+    """A speaker's name, or its short form ("Mel" for Melanie), used to address them."""
+    w = word.lower()
+    if not w or " " in w:
+        return False
+    return any(n.lower() == w or (len(w) >= 3 and n.lower().startswith(w)) for n in names)
+
+
+def third_person(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR_3RD:
+        return _IRREGULAR_3RD[low]
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _is_present(word: str) -> bool:
+    low = word.lower()
+    if low in _MODALS or low in _PAST or "'" in low and low not in _IRREGULAR_3RD:
+        return False
+    if low.endswith("ed") and not low.endswith("eed"):
+        return False
+    return low.isalpha() or low in _IRREGULAR_3RD
+
+
+def resolve_pronouns(text: str, speaker: str, addressee: str | None) -> str:
+    """First person becomes the speaker, second person the one spoken to, verbs agreeing."""
+    names = {"I": speaker, "you": addressee}
+    for pattern, rep in _CONTRACTION_RE:
+        if "you" in pattern.pattern and not addressee:
+            continue
+        name = addressee if "you" in pattern.pattern else speaker
+        text = pattern.sub(rep.format(n=name), text)
+
+    def agree(m: re.Match) -> str:
+        who, adverbs, verb = m.group(1), m.group(2), m.group(3)
+        name = names["I" if who == "I" else "you"]
+        if not name:
+            return m.group(0)
+        if who.lower() == "you" and not _SUBJECT_YOU.search(text[:m.start()]):
+            return m.group(0)
+        return f"{who}\0{adverbs}{third_person(verb) if _is_present(verb) else verb}"
+    text = _WORD_AFTER.sub(agree, text).replace("I\0", f"{speaker} ")
+    if addressee:
+        text = re.sub(r"\b[Yy]ou\0", f"{addressee} ", text)
+    text = re.sub(r"\bI\b", speaker, text)
+    text = re.sub(r"\b(?:[Mm]y|[Mm]ine)\b", f"{speaker}'s", text)
+    text = re.sub(r"\b(?:[Mm]e|[Mm]yself)\b", speaker, text)
+    if addressee:
+        text = re.sub(r"\b(?:[Yy]our|[Yy]ours)\b", f"{addressee}'s", text)
+        text = re.sub(r"\b(?:[Yy]ou|[Yy]ourself)\b", addressee, text)
+    return text.replace("\0", " ")

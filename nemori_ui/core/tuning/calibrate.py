@@ -1,0 +1,70 @@
+"""Deriving τ for an embedder from how similar an episode is to the memories about it.
+
+τ decides which memories an episode evokes, so it depends on the embedder: a cosine of 0.6 is
+close for MiniLM and far for text-embedding-3-small. On a conversation with LoCoMo questions,
+an earlier memory is *about* a later episode when both hold evidence of the same question
+(the question asks about one thing, and both speak of it). Every other earlier memory is not.
+Memories come from a Nemori-s run, whose store does not depend on τ.
+
+The two distributions overlap (a question's evidence is sparse, and many pairs it does not
+link are still about the same thing), so τ is set where chance stops explaining a match: the
+95th percentile of the unrelated similarities, so that at most one unrelated memory in twenty
+passes. The τ of Youden's J (most related admitted for fewest unrelated) is reported beside
+it; on MiniLM it sits in the bulk of the unrelated pairs and would evoke nearly everything.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..eval import qa
+from ..models import Conversation
+from ..views.run_data import RunData
+
+
+def evidence_pairs(conv: Conversation, data: RunData) -> tuple[list[float], list[float]]:
+    """Similarities of (episode, earlier memory) pairs: related, and unrelated."""
+    items = [i for i in qa.locomo_items(conv).items if i.checkable]
+    topics: dict[str, set[int]] = {}
+    for n, item in enumerate(items):
+        for e in item.evidence:
+            topics.setdefault(e.message_id, set()).add(n)
+    order = {m.id: i for i, m in enumerate(data.messages)}
+    episodes = [e for e in data.episodes if not e.supersedes and e.embedding is not None]
+    memories = [m for m in data.memories if m.embedding is not None and m.source_message_ids]
+    if not episodes or not memories:
+        return [], []
+    sims = np.asarray([e.embedding for e in episodes], np.float32) @ \
+        np.asarray([m.embedding for m in memories], np.float32).T
+    related, unrelated = [], []
+    for i, ep in enumerate(episodes):
+        start = min(order[x] for x in ep.message_ids)
+        about = set().union(*(topics.get(x, set()) for x in ep.message_ids))
+        for j, mem in enumerate(memories):
+            if max(order[x] for x in mem.source_message_ids) >= start:
+                continue    # only what was known before the episode can be evoked by it
+            said = set().union(*(topics.get(x, set()) for x in mem.source_message_ids))
+            (related if about & said else unrelated).append(float(sims[i, j]))
+    return related, unrelated
+
+
+CHANCE = 0.05    # the share of unrelated memories τ may let through
+
+
+def best_threshold(related: list[float], unrelated: list[float]) -> dict:
+    """τ (the unrelated pairs' 95th percentile), what it admits of each kind, and Youden's τ."""
+    if not related or not unrelated:
+        raise ValueError("need related and unrelated pairs to calibrate")
+    pos, neg = np.sort(related), np.sort(unrelated)
+    tau = round(float(np.quantile(neg, 1 - CHANCE)), 2)
+    best = {"tau": tau, "related_admitted": round(float((pos > tau).mean()), 4),
+            "unrelated_admitted": round(float((neg > tau).mean()), 4), "youden_tau": 0.0,
+            "j": -1.0}
+    for t in np.round(np.arange(0.20, 0.951, 0.01), 2):
+        j = float((pos > t).mean()) - float((neg > t).mean())
+        if j > best["j"]:
+            best.update(youden_tau=float(t), j=round(j, 4))
+    best.update(related=len(pos), unrelated=len(neg),
+                related_quartiles=[round(float(q), 3) for q in np.quantile(pos, [.25, .5, .75])],
+                unrelated_quartiles=[round(float(q), 3) for q in np.quantile(neg, [.25, .5, .75])])
+    return best

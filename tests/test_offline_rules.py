@@ -1,0 +1,204 @@
+"""The offline engine's pure rules: statements, pronouns, dates, talk, conflicts."""
+
+from datetime import datetime
+
+import pytest
+
+from nemori_ui.core.embed import load_minilm
+from nemori_ui.core.offline.dates import absolutize, replace_relative, resolve
+from nemori_ui.core.offline.facts import change_cue, conflict, negated, same_topic
+from nemori_ui.core.offline.phatic import KNOWLEDGE_KIND, PHATIC_KIND, PhaticClassifier, rule
+from nemori_ui.core.offline.resolve import (resolve_pronouns, split_clauses, strip_openers,
+                                            third_person)
+
+FRIDAY = datetime(2024, 3, 8, 12, 0)
+MONDAY = datetime(2024, 3, 11, 12, 0)
+
+
+@pytest.mark.parametrize("said,speaker,addressee,expected", [
+    ("I drink three cups of coffee every morning.", "Maya", "Jonas",
+     "Maya drinks three cups of coffee every morning."),
+    ("I'm vegan and I've been for years.", "Nora", "Sam", "Nora is vegan and Nora has been for years."),
+    ("I went to Lisbon with my sister.", "Maya", "Jonas", "Maya went to Lisbon with Maya's sister."),
+    ("I don't eat meat.", "Nora", "Sam", "Nora doesn't eat meat."),
+    ("I really love my new job.", "Ana", "Ben", "Ana really loves Ana's new job."),
+    ("I'll bring you some sencha.", "Jonas", "Maya", "Jonas will bring Maya some sencha."),
+    ("You're moving to York, right?", "Sam", "Nora", "Nora is moving to York, right?"),
+    ("I can swim but you can't.", "Ana", "Ben", "Ana can swim but Ben can't."),
+    ("I need your help.", "Ana", "Ben", "Ana needs Ben's help."),
+])
+def test_first_and_second_person_become_the_speakers(said, speaker, addressee, expected):
+    assert resolve_pronouns(said, speaker, addressee) == expected
+
+
+def test_without_a_listener_you_stays_you():
+    assert resolve_pronouns("I told you so.", "Ana", None) == "Ana told you so."
+
+
+@pytest.mark.parametrize("verb,third", [("watch", "watches"), ("study", "studies"),
+                                        ("play", "plays"), ("go", "goes"), ("have", "has"),
+                                        ("run", "runs")])
+def test_third_person_of_a_verb(verb, third):
+    assert third_person(verb) == third
+
+
+@pytest.mark.parametrize("sentence,parts", [
+    ("Thank you, but I don't drink coffee anymore, I switched to green tea every morning.",
+     ["Thank you", "I don't drink coffee anymore", "I switched to green tea every morning."]),
+    ("My partner and I have been together for six years.",
+     ["My partner and I have been together for six years."]),
+    ("The office is in the old harbour district, so I cycle to work along the river.",
+     ["The office is in the old harbour district", "I cycle to work along the river."]),
+    ("I moved in March and I'm renting a small house.",
+     ["I moved in March", "I'm renting a small house."]),
+])
+def test_one_fact_per_clause(sentence, parts):
+    assert split_clauses(sentence) == parts
+
+
+@pytest.mark.parametrize("clause,expected", [
+    ("Wow, Mel, that sounds like a lot of work", "That sounds like a lot of work"),
+    ("Absolutely, I drink three cups", "I drink three cups"),
+    ("I loved the concert, Jon!", "I loved the concert"),
+    ("Hey Gina, my shop opened last week", "My shop opened last week"),
+])
+def test_openers_and_forms_of_address_are_dropped(clause, expected):
+    assert strip_openers(clause, ["Melanie", "Jon", "Gina"]) == expected
+
+
+@pytest.mark.parametrize("phrase,when,expected", [
+    ("last Friday", FRIDAY, ("on", "1 March 2024")),     # said on a Friday: a week back
+    ("last Friday", MONDAY, ("on", "8 March 2024")),
+    ("next Friday", FRIDAY, ("on", "15 March 2024")),
+    ("this Friday", FRIDAY, ("on", "8 March 2024")),
+    ("last Monday", MONDAY, ("on", "4 March 2024")),
+    ("yesterday", MONDAY, ("on", "10 March 2024")),
+    ("two weeks ago", MONDAY, ("on", "26 February 2024")),
+    ("last month", datetime(2024, 1, 15), ("in", "December 2023")),
+    ("last year", MONDAY, ("in", "2023")),
+])
+def test_relative_dates_resolve_from_the_day_said(phrase, when, expected):
+    assert resolve(phrase, when) == expected
+
+
+def test_dates_off_the_calendar_stay_as_said():
+    assert resolve("tomorrow", datetime(9999, 12, 31)) is None
+    assert resolve("yesterday", datetime(1, 1, 1)) is None
+    assert replace_relative("see you tomorrow", datetime(9999, 12, 31)) == "see you tomorrow"
+    assert absolutize("it was yesterday", datetime(1, 1, 1)) == "it was yesterday"
+
+
+def test_statements_replace_relative_dates_and_narratives_annotate_them():
+    assert replace_relative("I went yesterday", MONDAY) == "I went on 10 March 2024"
+    assert replace_relative("busy since yesterday", MONDAY) == "busy since 10 March 2024"
+    assert absolutize("I went yesterday", MONDAY) == "I went yesterday (10 March 2024)"
+
+
+@pytest.mark.parametrize("line,reason", [
+    ("How was your weekend?", "a question"),
+    ("Thanks so much!", "greeting"),
+    ("I can't wait!", "idiom"),
+    ("Totally.", "greeting"),
+    ("So cool", "too little"),
+])
+def test_rules_decide_talk_without_a_model(line, reason):
+    decision = rule(line)
+    assert decision is not None and decision.kind == PHATIC_KIND and reason in decision.reason
+
+
+@pytest.fixture(scope="module")
+def classifier():
+    return PhaticClassifier(load_minilm(), margin=0.05)
+
+
+def test_the_classifier_tells_talk_from_facts(classifier):
+    talk = ["That is so sweet of you, you always know how to cheer me up.",
+            "I really appreciate how thoughtful you always are with me.",
+            "It's so important to look after yourself these days."]
+    facts = ["My grandmother taught me to knit when I was eight.",
+             "I bought a second-hand piano for the living room.",
+             "Our office is moving to the old brewery in September."]
+    decided = classifier.decide(talk + facts)
+    assert [d.kind for d in decided] == [PHATIC_KIND] * 3 + [KNOWLEDGE_KIND] * 3
+    for d in decided:
+        assert d.reason.startswith("classifier") and isinstance(d.score, float)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Maya doesn't drink coffee anymore.", "Maya drinks three cups of strong coffee every morning."),
+    ("Nora moved to York in March.", "Nora lives in Leeds, in a flat near the canal."),
+    ("Sam sold Sam's green Volvo.", "Sam drives an old green Volvo to rehearsals."),
+    ("Sam: The cathedral concert moved to 23 March.",
+     "Sam: The band plays a concert at the cathedral on 16 March."),
+    ("Ana has three cats.", "Ana has two cats."),
+    ("Ben works the day shift now.", "Ben works the night shift at the depot."),
+    ("Ana: The wedding is planned for 3 June.", "Ana: The wedding is planned for 12 May."),
+])
+def test_a_changed_fact_conflicts(new, old):
+    assert conflict(new, old), (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    # an idiom negates nothing
+    ("Maya can't wait for the trip to Lisbon.", "Maya is going on a trip to Lisbon."),
+    # addressing the other speaker is not another value
+    ("Gina loves the blue vase, Jon.", "Gina loves the blue vase in the picture."),
+    # a rescheduling must name the event: "the concert" alone could be any concert
+    ("Sam: The concert moved to 23 March.", "Sam: The band plays a concert at the town hall."),
+    # two events of one kind on different dates are two events
+    ("Nora went to Whitby on 13 April.", "Nora went to Edinburgh on 3 May."),
+    ("Sam: The band played a concert on 10 February.", "Sam: The band played a concert on 16 March."),
+    # a result beside a goal
+    ("Maya ran the 10k race in 53 minutes.", "Maya wants to finish the 10k race in under 55 minutes."),
+    # different people
+    ("Jon is vegan.", "Gina is not vegan."),
+    # a negation in a later clause is about someone else
+    ("Caroline shared her story so they know they're not alone.", "Caroline shared her story at school."),
+    # the same fact twice
+    ("Maya joined Finch Labs as a data engineer.", "Maya joined Finch Labs as a data engineer."),
+])
+def test_what_can_both_hold_does_not_conflict(new, old):
+    assert conflict(new, old) is None, (new, old)
+
+
+def test_same_topic_needs_the_same_subject_and_attribute():
+    assert same_topic("Nora moved to York.", "Nora lives in Leeds.")
+    assert same_topic("Nora moved to York.", "Sam lives in Leeds.") is None
+    assert same_topic("Nora likes jazz.", "Nora lives in Leeds.") is None
+
+
+def test_negation_and_change_are_read_in_the_main_clause():
+    assert negated("Maya doesn't drink coffee.")
+    assert not negated("Maya can't wait to see the show.")
+    assert not negated("Caroline shared her story with the group so they know they're not alone.")
+    assert change_cue("Nora moved to York last week.") == "moved"
+    assert change_cue("Caroline has known them since she moved from her home country long ago.") is None
+
+
+def _memory(mid: str, text: str):
+    from nemori_ui.core.models import SemanticMemory
+    return SemanticMemory(id=mid, text=text)
+
+
+def test_a_conflict_wins_over_a_merge():
+    from nemori_ui.core.config import OfflineThresholds
+    from nemori_ui.core.offline.knowledge import consolidation_rule
+    insight = "Maya doesn't drink coffee anymore."
+    candidates = [(_memory("sm1", "Maya doesn't drink coffee anymore, she said."), 0.95),
+                  (_memory("sm2", "Maya drinks three cups of strong coffee every morning."), 0.70)]
+    action, targets, reason = consolidation_rule(insight, candidates, OfflineThresholds())
+    assert action == "conflict" and targets == [2] and "sm2" in reason
+
+
+def test_a_detail_merges_and_a_repeat_leaves_the_memory_as_it_is():
+    from nemori_ui.core.config import OfflineThresholds
+    from nemori_ui.core.offline.knowledge import consolidation_rule, merged_text
+    known = "Maya joined Finch Labs as a data engineer."
+    action, targets, _ = consolidation_rule("Maya joined Finch Labs as a data engineer in March.",
+                                            [(_memory("sm1", known), 0.93)], OfflineThresholds())
+    assert action == "merge" and targets == [1]
+    assert merged_text("Maya joined Finch Labs as a data engineer in March.", [known]) != known
+    assert merged_text("Maya joined Finch Labs as a data engineer.", [known]) == known
+    action, _, _ = consolidation_rule("Maya adopted a grey cat named Pixel.",
+                                      [(_memory("sm1", known), 0.30)], OfflineThresholds())
+    assert action == "new"
