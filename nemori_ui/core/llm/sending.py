@@ -60,15 +60,21 @@ class Sender:
             mode = gw.structured_output
             sent = convo if mode == "json_schema" else schema_instruction(convo, schema)
             response_format = response_format_for(mode, prompt_name, schema)
-            left = self._left(st)
-            deadline = gw.timeout_s if left is None else \
-                min(gw.timeout_s, max(self._min_attempt(), left))
             st.attempts += 1
-            entry = {"n": st.attempts, "max_tokens": st.cap, "deadline_s": round(deadline, 1)}
+            entry = {"n": st.attempts, "max_tokens": st.cap}
             t0 = gw.clock()
             in_flight = 1
             try:
                 with gw.limit as in_flight:
+                    # the budget runs from the first request sent, not from the wait for a
+                    # free slot: behind a one-slot server, calls queue here by design
+                    t0 = gw.clock()
+                    if not st.log:
+                        st.started = t0
+                    left = self._left(st)
+                    deadline = gw.timeout_s if left is None else \
+                        min(gw.timeout_s, max(self._min_attempt(), left))
+                    entry["deadline_s"] = round(deadline, 1)
                     reply = gw.backend.chat(sent, temperature=temperature,
                                             response_format=response_format, timeout=deadline,
                                             max_tokens=st.cap)

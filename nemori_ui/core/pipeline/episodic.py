@@ -110,14 +110,19 @@ def integrate_episode(decider: Decider, embedder: Embedder, state: MemoryState, 
     """
     query = np.asarray(new.embedding, dtype=np.float32)
     within = getattr(decider, "integrates_within_window", True)
-    candidates = state.search_episodes(query, config.k_e if within else config.k_e + config.window)
+    later = not within and any(e.window == new.window for e in state.episodes.values())
+    # Without within-window integration (the LLM path, as the official code does), only the
+    # first episode of a window may continue an earlier window's, the window's others having
+    # just been separated by its partition; so one select call per window at most.
+    candidates = [] if later else state.search_episodes(
+        query, config.k_e if within else config.k_e + config.window)
     if not within:
-        # episodes the partition of this window just separated are not candidates
         candidates = [(e, s) for e, s in candidates if e.window != new.window][:config.k_e]
     listed = [{"id": e.id, "score": round(s, 4), "cue": e.cue} for e, s in candidates]
     if not candidates:
         state.add_episode(new)
         skipped = "no earlier episode to continue" if within else \
+            "not the first episode of its window" if later else \
             "no episode of an earlier window to continue"
         log.emit("integrate", {"episode_id": new.id, "candidates": [], "choice": -1,
                                "skipped": skipped, "result_id": new.id},
