@@ -206,9 +206,10 @@ PAPER_TABLE_9 = {"partition": 15, "narration": 38, "integration": 16, "semantic"
 TABLE_9_NOTES = {
     "partition": "One call per window of w messages, as in the paper.",
     "narration": "One call per raw episode, as in the paper.",
-    "integration": "A select call only for an episode with candidates from an earlier window "
-                   "(the official code's rule; the episodes of one window were just separated "
-                   "by the partition), and a merge call per continuation found. The offline "
+    "integration": "A select call only for the first episode of each window, against episodes "
+                   "of earlier windows (the official code's rule: the window's other episodes "
+                   "were just separated by its partition), and a merge call per continuation "
+                   "found; the paper's share counts a check for every episode. The offline "
                    "engine decides integration without a call.",
     "semantic": "Anticipation is skipped when no memory is evoked above τ (as in the official "
                 "code), so early episodes cost one distillation call only. Consolidation (one "
