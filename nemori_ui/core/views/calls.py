@@ -209,8 +209,7 @@ TABLE_9_NOTES = {
     "integration": "A select call only for the first episode of each window, against episodes "
                    "of earlier windows (the official code's rule: the window's other episodes "
                    "were just separated by its partition), and a merge call per continuation "
-                   "found; the paper's share counts a check for every episode. The offline "
-                   "engine decides integration without a call.",
+                   "found. The offline engine decides integration without a call.",
     "semantic": "Anticipation is skipped when no memory is evoked above τ (as in the official "
                 "code), so early episodes cost one distillation call only. Consolidation (one "
                 "call per insight that has stored neighbours) is in the paper but not in the "
