@@ -202,3 +202,21 @@ def test_a_detail_merges_and_a_repeat_leaves_the_memory_as_it_is():
     action, _, _ = consolidation_rule("Maya adopted a grey cat named Pixel.",
                                       [(_memory("sm1", known), 0.30)], OfflineThresholds())
     assert action == "new"
+
+
+def test_a_question_stays_with_its_answer_when_the_topic_shifts():
+    import numpy as np
+    from nemori_ui.core.config import OfflineThresholds
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.episodes import cut_points
+    texts = ["a", "b", "c", "d", "Any news?", "e", "f", "g", "h"]
+    window = [Message(id=f"m{i}", speaker="Ana" if i % 2 else "Ben", text=t)
+              for i, t in enumerate(texts)]
+    # the topic changes between the question (index 4) and its answer (index 5)
+    vectors = np.array([[1.0, 0.0]] * 5 + [[0.0, 1.0]] * 4, dtype=np.float32)
+    limits = OfflineThresholds(min_episode=3)
+    assert list(cut_points(window, vectors, limits)) == [4]
+    # a question first in the window has nothing before it to leave
+    window[0] = Message(id="m0", speaker="Ben", text="Any news?")
+    vectors = np.array([[1.0, 0.0]] + [[0.0, 1.0]] * 8, dtype=np.float32)
+    cut_points(window, vectors, OfflineThresholds(min_episode=1))

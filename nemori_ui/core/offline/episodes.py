@@ -33,7 +33,7 @@ def cut_points(window: list[Message], vectors: np.ndarray,
             break
         if i in cuts:
             continue
-        if _asks(window[i - 1], window[i]) and i - 1 not in cuts:
+        if i > 1 and _asks(window[i - 1], window[i]) and i - 1 not in cuts:
             i -= 1     # a question opens the topic its answer is about: keep them together
         edges = [0, len(window), *cuts]
         before = max(e for e in edges if e < i)
