@@ -11,7 +11,8 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.transcripts import load_transcript
-from .common import add_home, make_config, print_json, store_from
+from .common import (add_home, add_llm_options, llm_settings, make_config, notice, print_json,
+                     store_from)
 
 LOCOMO_CATEGORIES = "1,2,3,4"
 
@@ -40,6 +41,9 @@ def _common(p) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible server (default: $OPENAI_BASE_URL)")
     p.add_argument("--embedder", choices=["minilm", "openai"], default="minilm")
     p.add_argument("--judge-model", default="gpt-4o-mini", help="LLM judge (default gpt-4o-mini)")
+    p.add_argument("--judge-prompts", choices=["paper", "strict"], default="paper",
+                   help="judge rubric: paper (the published protocol, the default) or strict "
+                        "(ours; not comparable with the paper's tables)")
     p.add_argument("--k", type=int, default=10, help="retrieved narratives k (default 10)")
     p.add_argument("--window", type=int, default=20, help="window length w (default 20)")
     p.add_argument("--tau", type=float, default=None,
@@ -48,6 +52,7 @@ def _common(p) -> None:
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--csv", help="also write the per-question results to this CSV file")
     p.add_argument("--json", action="store_true", help="print one JSON object per variant")
+    add_llm_options(p)
     add_home(p)
 
 
@@ -71,7 +76,8 @@ def options_from(args, variant: str):
     if args.k < 1 or (args.limit is not None and args.limit < 1):
         raise InputError("--k and --limit must be at least 1")
     return EvalOptions(benchmark=args.benchmark, variant=variant, k=args.k,
-                       judge_model=args.judge_model, limit=args.limit, **scope)
+                       judge_model=args.judge_model, judge_prompts=args.judge_prompts,
+                       limit=args.limit, **scope)
 
 
 def run(args) -> int:
@@ -85,15 +91,15 @@ def run(args) -> int:
     planned = [options_from(args, name) for name in variants]   # bad options fail first
     if args.csv:
         writable_csv(args.csv)
-    config = make_config(backend=args.backend, model=args.model, base_url=args.base_url,
-                         embedder=args.embedder, window=args.window, tau=args.tau,
-                         concurrency=args.concurrency)
+    config = make_config(backend=args.backend, model=args.model, embedder=args.embedder,
+                         window=args.window, tau=args.tau, concurrency=args.concurrency,
+                         **llm_settings(args))
     transcript = load_transcript(args.file, format=args.benchmark)
     store = store_from(args)
     done = []
     for options in planned:
         run_ = evaluate(store, transcript, config, options, source=str(args.file),
-                        progress=_progress())
+                        progress=_progress(), base_url=args.base_url, notice=notice)
         done.append(run_)
         if args.json:
             print_json(results.summary_json(run_))
@@ -144,7 +150,9 @@ def format_table(run) -> str:
     published = paper.locomo_row(model, row) if model and run.benchmark == "locomo" else None
     judge = s["judge"].get("model") or s["judge"].get("note")
     recall = f"recall@{s.get('k', 10)}"
-    lines = [f"{run.benchmark} · {run.variant} · {run.decider} · judge: {judge}",
+    rubric = f" ({run.options.get('judge_prompts', 'strict')} rubric)" if s["judge"].get("model") else ""
+    prompts = f" · prompts {s.get('prompts')}" if s.get("prompts") else ""
+    lines = [f"{run.benchmark} · {run.variant} · {run.decider}{prompts} · judge: {judge}{rubric}",
              f"{'category':<26}{'n':>5}{'judge':>7}{'F1':>7}{'BLEU-1':>8}"
              f"{recall:>11}{'tokens':>8}{'retr ms':>9}{'total ms':>10}"
              + (f"   paper {row} ({model}) J/F1/B" if published else "")]
