@@ -218,8 +218,8 @@ class LLMGateway:
             return None
         calls = "1 call" if count == 1 else f"{count} calls"
         return (f"the LLM server failed {calls} in a row ({age:.0f} s without an answer), the "
-                f"last with: {error}. Check the model, base URL and key; running again resumes "
-                "from the last finished window.")
+                f"last with: {error}. Check the model, base URL and key (a slow local model may "
+                "need a longer --timeout); running again resumes from the last finished window.")
 
     def _from_cache(self, key: str, model: type[T]) -> tuple[T, dict] | None:
         if self.cache is None:
