@@ -73,7 +73,7 @@ def test_results_by_category_beside_the_paper(evaluated):
     assert list(table["n"]) == [0, 1, 0, 1, 2]
     # each figure beside the paper's; no judge ran offline, so only the paper's judge shows
     assert list(table.columns) == ["category", "n", "paper judge", "F1", "paper F1", "BLEU-1",
-                                   "paper BLEU-1", "recall@k"]
+                                   "paper BLEU-1", "recall@k", "recall@k, episodes only"]
     cost = at.dataframe[1].value
     assert list(cost["category"])[-1] == "paper, Table 4 (overall)"
     assert list(cost["tokens"])[-1] == 2745

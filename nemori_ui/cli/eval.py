@@ -154,18 +154,21 @@ def format_table(run) -> str:
     prompts = f" · prompts {s.get('prompts')}" if s.get("prompts") else ""
     lines = [f"{run.benchmark} · {run.variant} · {run.decider}{prompts} · judge: {judge}{rubric}",
              f"{'category':<26}{'n':>5}{'judge':>7}{'F1':>7}{'BLEU-1':>8}"
-             f"{recall:>11}{'tokens':>8}{'retr ms':>9}{'total ms':>10}"
+             f"{recall:>11}{'episodes':>9}{'tokens':>8}{'retr ms':>9}{'total ms':>10}"
              + (f"   paper {row} ({model}) J/F1/B" if published else "")]
     groups = [(k, g) for k, g in s["by_category"].items()] + [("overall", s["overall"])]
     for key, g in groups:
         name = g.get("name", key)
         line = (f"{name[:26]:<26}{g['questions']:>5}{_cell(g['judge']):>7}{_cell(g['f1']):>7}"
-                f"{_cell(g['bleu1']):>8}{_cell(g['recall']):>11}{_cell(g['context_tokens'], 0):>8}"
+                f"{_cell(g['bleu1']):>8}{_cell(g['recall']):>11}"
+                f"{_cell(g.get('recall_episodes')):>9}{_cell(g['context_tokens'], 0):>8}"
                 f"{_cell(g['retrieval_ms']):>9}{_cell(g['total_ms']):>10}")
         if published and key in published:
             p = published[key]
             line += f"   {p['judge']:.1f}/{p['f1']:.1f}/{p['bleu1']:.1f}"
         lines.append(line)
+    lines.append(f"{recall}: every evidence turn in the context (retrieved episodes, and the turns "
+                 "a retrieved memory was distilled from and states); episodes: in episodes only")
     if s.get("skipped"):
         lines.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in s["skipped"].items()))
     lines.append(f"{s['questions']} questions in {run.seconds:.1f} s "

@@ -86,6 +86,9 @@ def pick_eval(runs: list[results.EvalRun]) -> results.EvalRun:
         st.caption("The offline engine answers with the retrieved sentence that best matches "
                    "the question, so its F1 and BLEU-1 are far below a model's; evidence recall "
                    "measures retrieval alone and compares directly.")
+    st.caption("recall@k counts an evidence turn when the context holds it: in a retrieved "
+               "episode, or in a retrieved memory distilled from that turn whose text states "
+               "what it said; *episodes only* counts retrieved episodes alone.")
     return run
 
 

@@ -22,6 +22,7 @@ from ..pipeline.state import MemoryState
 from ..prompts.render import stamp
 from ..retrieval import build_context, count_tokens, memory_time, retrieve, stamped_context
 from ..vectors import VectorStore
+from .evidence import credited_turns
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,10 @@ class Found:
     """What a system retrieved for one question."""
     context: str
     context_tokens: int
-    message_ids: list[str] | None       # raw messages of what was retrieved; None: no recall
+    message_ids: list[str] | None       # raw turns of the retrieved episodes; None: no episodes
     rows: dict
+    # turns the retrieved memories carry (see evidence.py); None: no semantic memory
+    memory_message_ids: list[str] | None = None
 
 
 def raw_text(messages: list[Message]) -> str:
@@ -112,7 +115,8 @@ class NemoriRetriever:
             rows = {"episodes": [_slim(e, self.state) for e in shown],
                     "semantic": found.semantic,
                     "raw": [r["message_id"] for r in found.raw]}
-            return Found(found.context, found.context_tokens, ids, rows)
+            credited = self._credited([m["id"] for m in found.semantic]) if v.semantic else None
+            return Found(found.context, found.context_tokens, ids, rows, credited)
         return self._custom(vec)
 
     def _custom(self, vec: np.ndarray) -> Found:
@@ -134,7 +138,11 @@ class NemoriRetriever:
         ids = [m for e, _ in hits for m in e.message_ids]
         rows = {"episodes": [_slim(e, self.state) for e in episode_rows],
                 "semantic": memory_rows, "raw": [r["message_id"] for r in raw_rows]}
-        return Found(context, count_tokens(context), ids, rows)
+        credited = self._credited([m.id for m, _ in mems]) if v.semantic else None
+        return Found(context, count_tokens(context), ids, rows, credited)
+
+    def _credited(self, memory_ids: list[str]) -> list[str]:
+        return sorted(credited_turns([self.state.memories[i] for i in memory_ids], self.messages))
 
 
 def _raw_row(m: Message, episode_id: str, score: float) -> dict:

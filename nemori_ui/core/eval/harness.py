@@ -28,6 +28,7 @@ from ..store import Store, call_log, records, runs
 from . import qa, results
 from .ablations import NemoriRetriever, build_config, variant
 from .baselines import FullContext, Rag
+from .evidence import evidence_found
 from .judge import DEFAULT_JUDGE_MODEL, build_judge
 from .metrics import bleu1, f1
 
@@ -228,14 +229,18 @@ def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: 
     with call_context("judge", item_id=item.id, **ctx):
         verdict = judge(benchmark, item, answer) if judge else None
 
-    hit = set(found.message_ids or [])
+    marks = evidence_found([e.message_id for e in item.evidence], set(found.message_ids or []),
+                           set(found.memory_message_ids or []))
     evidence = []
-    for e in item.evidence:
+    for e, mark in zip(item.evidence, marks):
         m = by_id.get(e.message_id) if e.message_id else None
-        evidence.append({"ref": e.ref, "message_id": e.message_id, "found": e.message_id in hit,
+        evidence.append({"ref": e.ref, "message_id": e.message_id, **mark,
                          "speaker": m.speaker if m else "", "text": m.text if m else ""})
-    checkable = item.checkable and found.message_ids is not None
+    checkable = item.checkable and (found.message_ids is not None
+                                    or found.memory_message_ids is not None)
     share = sum(e["found"] for e in evidence) / len(evidence) if checkable else None
+    in_episodes = sum(e["in_episodes"] for e in evidence) / len(evidence) \
+        if checkable and found.message_ids is not None else None
     row = results.QuestionResult(
         item_id=item.id, conversation_id=item.conversation_id, category=item.category,
         question=item.question, gold=item.answer, answer=answer,
@@ -243,6 +248,8 @@ def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: 
         correct=verdict.correct if verdict else None, verdict=verdict.label if verdict else None,
         verdict_reason=verdict.reason if verdict else "", evidence=evidence,
         recall=(1.0 if share == 1.0 else 0.0) if checkable else None, evidence_share=share,
+        recall_episodes=None if in_episodes is None else float(in_episodes == 1.0),
+        evidence_share_episodes=in_episodes,
         context_tokens=found.context_tokens,
         retrieval_ms=(retrieved_at - started) * 1000, total_ms=(finished - started) * 1000,
         retrieved=found.rows, abstention=item.abstention, question_date=item.question_date,

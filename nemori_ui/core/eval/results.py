@@ -32,9 +32,12 @@ class QuestionResult(BaseModel):
     correct: bool | None = None          # the judge's verdict; None: not judged
     verdict: str | None = None
     verdict_reason: str = ""
-    evidence: list[dict] = Field(default_factory=list)   # ref, message_id, speaker, text, found
-    recall: float | None = None          # 1 when every evidence turn was retrieved
-    evidence_share: float | None = None  # the share of evidence turns retrieved
+    # ref, message_id, speaker, text, found (anywhere in the context), in_episodes
+    evidence: list[dict] = Field(default_factory=list)
+    recall: float | None = None          # 1 when the context holds every evidence turn
+    evidence_share: float | None = None  # the share of evidence turns the context holds
+    recall_episodes: float | None = None          # the same, counting retrieved episodes only
+    evidence_share_episodes: float | None = None
     context_tokens: int = 0
     retrieval_ms: float = 0.0
     total_ms: float = 0.0
@@ -73,6 +76,8 @@ def aggregate(rows: list[QuestionResult]) -> dict:
         "f1": _pct(mean(r.f1 for r in rows)), "bleu1": _pct(mean(r.bleu1 for r in rows)),
         "recall": _pct(mean(recalls)), "recall_questions": len(recalls),
         "evidence_share": _pct(mean(r.evidence_share for r in rows)),
+        "recall_episodes": _pct(mean(r.recall_episodes for r in rows)),
+        "evidence_share_episodes": _pct(mean(r.evidence_share_episodes for r in rows)),
         "context_tokens": _round(mean(r.context_tokens for r in rows), 1),
         "retrieval_ms": _round(mean(r.retrieval_ms for r in rows), 2),
         "total_ms": _round(mean(r.total_ms for r in rows), 2),
@@ -175,10 +180,12 @@ def summary_json(run: EvalRun) -> dict:
 
 QUESTION_COLUMNS = ["eval_id", "variant", "conversation", "item", "category", "category_name",
                     "question", "gold", "answer", "judge", "judge_reason", "f1", "bleu1",
-                    "evidence", "evidence_found", "recall", "context_tokens", "retrieval_ms",
+                    "evidence", "evidence_found", "evidence_in_episodes", "recall",
+                    "recall_episodes", "context_tokens", "retrieval_ms",
                     "total_ms", "notes"]
 SUMMARY_COLUMNS = ["eval_id", "variant", "group", "name", "questions", "judge", "judged", "f1",
-                   "bleu1", "recall", "recall_questions", "evidence_share", "context_tokens",
+                   "bleu1", "recall", "recall_questions", "evidence_share", "recall_episodes",
+                   "evidence_share_episodes", "context_tokens",
                    "retrieval_ms", "total_ms"]
 
 
@@ -192,7 +199,9 @@ def questions_csv(run: EvalRun, rows: list[QuestionResult]) -> str:
         r.question, r.gold, r.answer, r.verdict or "", r.verdict_reason, round(r.f1, 4),
         round(r.bleu1, 4), " ".join(e["ref"] for e in r.evidence),
         " ".join(e["ref"] for e in r.evidence if e.get("found")),
-        "" if r.recall is None else r.recall, r.context_tokens, round(r.retrieval_ms, 2),
+        " ".join(e["ref"] for e in r.evidence if e.get("in_episodes")),
+        "" if r.recall is None else r.recall,
+        "" if r.recall_episodes is None else r.recall_episodes, r.context_tokens, round(r.retrieval_ms, 2),
         round(r.total_ms, 2), "; ".join(r.notes)] for r in rows])
 
 

@@ -59,6 +59,7 @@ def category_table(run: EvalRun, model: str | None) -> pd.DataFrame:
             if published is not None:
                 row[f"paper {label}"] = p.get(field)
         row["recall@k"] = g.get("recall")
+        row["recall@k, episodes only"] = g.get("recall_episodes")
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -130,6 +131,8 @@ def question_table(rows: list[QuestionResult]) -> pd.DataFrame:
         "F1": round(100 * r.f1, 1), "BLEU-1": round(100 * r.bleu1, 1),
         "evidence found": "—" if r.recall is None else
         f"{sum(e['found'] for e in r.evidence)}/{len(r.evidence)}",
+        "in episodes": "—" if r.recall_episodes is None else
+        f"{sum(bool(e.get('in_episodes')) for e in r.evidence)}/{len(r.evidence)}",
         "tokens": r.context_tokens} for r in rows])
 
 

@@ -1,0 +1,50 @@
+"""Which evidence turns a retrieved context holds.
+
+An episode in the context holds all its raw turns (its narrative, or for the top r its raw
+messages). A semantic memory holds a turn only when it was distilled from that turn *and* its
+text carries what the turn said: most of the content words of one of the turn's clauses. So a
+merged memory does not bring every turn of every version it absorbed, and a memory written from
+a photo's caption does not bring the words said beside the photo.
+"""
+
+from __future__ import annotations
+
+from ..models import Message, SemanticMemory
+from ..offline.facts import stem
+from ..offline.phatic import without_captions
+from ..offline.text import content_words, sentences
+
+CARRIED = 0.5     # share of a clause's content words the memory must hold
+AT_LEAST = 2      # and never fewer than this many
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text)}
+
+
+def carries(memory_text: str, turn_text: str) -> bool:
+    """Whether the memory's text states what one of the turn's sentences said."""
+    held = _stems(memory_text)
+    for sentence in sentences(without_captions(turn_text)):
+        said = _stems(sentence)
+        if said and len(said & held) >= max(AT_LEAST, CARRIED * len(said)):
+            return True
+    return False
+
+
+def credited_turns(memories: list[SemanticMemory], messages: dict[str, Message]) -> set[str]:
+    """The turns the retrieved memories bring into the context."""
+    found = set()
+    for memory in memories:
+        for mid in memory.source_message_ids:
+            turn = messages.get(mid)
+            if turn is not None and carries(memory.text, turn.text):
+                found.add(mid)
+    return found
+
+
+def evidence_found(evidence_ids: list[str | None], episode_ids: set[str],
+                   memory_ids: set[str]) -> list[dict]:
+    """For each evidence turn: found in the episodes, and in the whole context."""
+    return [{"in_episodes": mid in episode_ids, "found": mid in episode_ids or mid in memory_ids}
+            for mid in evidence_ids]
