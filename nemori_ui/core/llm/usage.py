@@ -64,5 +64,6 @@ class UsageTally:
             return {name: asdict(u) for name, u in self._by_prompt.items()}
 
     def totals(self) -> dict:
-        rows = self.by_prompt().values()
-        return {k: sum(r[k] for r in rows) for k in COUNT_KEYS}
+        with self._lock:
+            rows = list(self._by_prompt.values())
+            return {k: sum(getattr(r, k) for r in rows) for k in COUNT_KEYS}
