@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from nemori_ui.core.clients import build_clients
+from nemori_ui.core.llm.redact import strip_url_credentials
 from nemori_ui.core.offline import OFFLINE_LABEL
 from nemori_ui.core.projection import pca_project, point_vectors, points_frame
 from nemori_ui.core.retrieval import answer_question
@@ -28,8 +29,11 @@ def secrets() -> dict:
 def answer(data, state, question: str, ablation: dict) -> dict:
     """Retrieve and answer through the run's own backend and embedder; raises on failure."""
     config = data.info.config
+    raw = st.session_state.get("base_url_raw")
+    # the URL as typed on the Run page (with any user:password) when it is this run's server
+    base_url = raw if raw and strip_url_credentials(raw) == config.base_url else None
     clients = build_clients(config, get_store(), api_key=st.session_state.api_key or None,
-                            secrets=secrets())
+                            secrets=secrets(), base_url=base_url)
     out = answer_question(question, clients.decider, clients.embedder, state,
                           data.message_by_id, config, run_id=data.run_id, **ablation)
     # embedded once more (a cache hit) to place the question on the map
