@@ -39,7 +39,12 @@ for col, key, title in ((cols[0], "nemori", "Nemori (predicts first)"),
     col.metric("Tokens stored", figures["tokens"])
 
 st.subheader("Repeated facts Nemori skipped because it predicted them")
-st.dataframe(pd.DataFrame(demo["skipped_as_predicted"]), hide_index=True)
+skipped = pd.DataFrame(demo["skipped_as_predicted"])
+if not skipped.empty:
+    skipped = skipped.rename(columns={"text": "fact, as said again", "predicted_by":
+                                      "memory that predicted it", "score": "similarity",
+                                      "message_id": "message", "episode_id": "episode"})
+st.dataframe(skipped, hide_index=True)
 st.subheader("Surprising facts both kept")
 st.dataframe(pd.DataFrame(demo["kept_by_both"]), hide_index=True)
 current = current_run()

@@ -3,11 +3,13 @@
 import streamlit as st
 
 from nemori_ui.core.views.episodes import episode_label
-from nemori_ui.core.views.prediction import (PREDICTED, SURPRISE_DEFINITION, comparison, evoked,
-                                             most_surprising, surprise_table)
+from nemori_ui.core.views.prediction import (PREDICTED, SURPRISE_DEFINITION, admitted,
+                                             comparison, evoked, line_decisions,
+                                             looked_similarities, most_surprising,
+                                             surprise_table)
 from nemori_ui.ui.episodic_charts import (clicked_episode, evoked_figure, insights_html,
                                           legend_html, prediction_html, raw_html, show_html,
-                                          surprise_figure)
+                                          similarity_histogram, surprise_figure)
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
 
@@ -48,6 +50,19 @@ st.plotly_chart(surprise_figure(table, st.session_state[key]), key=chart_key,
 st.caption(f"One bar per episode, in transcript order; click one to inspect it. "
            f"{SURPRISE_DEFINITION}.")
 
+looked = looked_similarities(data)
+if not direct and not looked.empty and data.info.config.management == "native":
+    tau = data.info.config.tau
+    seen_all = admitted(looked, tau)
+    with st.expander(f"What τ = {tau:.2f} admits: {seen_all['evoking']} of "
+                     f"{seen_all['episodes']} episodes evoked a memory"):
+        st.plotly_chart(similarity_histogram(looked, tau), key=f"pe_hist_{run}",
+                        config={"displayModeBar": False})
+        st.caption(f"Every similarity between an episode and the top K_s memories it looked at: "
+                   f"{seen_all['passing']} of {seen_all['pairs']} pairs pass τ. τ depends on the "
+                   "embedder (MiniLM's is calibrated on LoCoMo questions; see the README); the "
+                   "Tuning page shows what another τ would change.")
+
 chosen = st.selectbox("Episode (default: the most surprising)", options, key=key,
                       format_func=lambda i: episode_label(data, i))
 row = table[table["episode"] == chosen].iloc[0]
@@ -74,6 +89,10 @@ if seen is not None:
         st.caption("Semantic memory was still empty: nothing to evoke, so the prediction is "
                    "empty and everything informative is new.")
     else:
+        if seen["cold_start"]:
+            st.info("**Nothing known yet** about this episode: no memory passed τ, so no "
+                    "prediction was made (and no call asked for one); everything informative "
+                    "in it is new.")
         st.plotly_chart(evoked_figure(seen["frame"], seen["tau"], management == "native"),
                         key=f"pe_evoked_{run}_{chosen}", config={"displayModeBar": False})
         notes = {"native": f"Green: similarity above τ = {seen['tau']:.2f}, used for the "
@@ -104,6 +123,16 @@ else:
     else:
         st.caption("The model does not report which statements its prediction already held: "
                    "raw messages cited by an insight are marked learnt, the rest plain.")
+
+lines = line_decisions(data, chosen)
+if not lines.empty:
+    st.subheader("How each raw line was read")
+    st.caption("Knowledge or talk, clause by clause: rules first (questions, greetings, idioms, "
+               "captions alone, too little content), then a classifier that compares the clause "
+               "with labelled example lines (phatic score above the margin: talk). Knowledge "
+               "becomes a self-contained statement: names for I and you, dates made absolute.")
+    st.dataframe(lines, hide_index=True,
+                 column_config={"phatic score": st.column_config.NumberColumn(format="%.2f")})
 
 st.subheader("3. What it learnt")
 if comp["insights"]:

@@ -129,7 +129,7 @@ def test_overview_summarises_the_run(sample_run, monkeypatch):
     monkeypatch.setenv("NEMORI_HOME", str(store.path.parent))
     at = start_app()
     metrics = {m.label: m.value for m in at.metric}
-    assert int(metrics["Messages"]) == 80
+    assert int(metrics["Messages"]) == 95
     assert int(metrics["Episodes"]) > 0 and int(metrics["Memories"]) > 0
     assert int(metrics["LLM calls"]) == 0
 

@@ -37,7 +37,7 @@ CONTENT = {
     "pages/run.py": ["Bundled sample", "Saved runs"],
     "pages/partitions.py": ["Cuts and their reasons", "Windows partitioned"],
     "pages/episodes.py": ["Maya"],
-    "pages/prediction_error.py": ["τ"],
+    "pages/prediction_error.py": ["τ", "How each raw line was read"],
     "pages/knowledge.py": [],
     "pages/memory_map.py": [],
     "pages/ask.py": [],

@@ -148,6 +148,24 @@ def evoked_figure(frame: pd.DataFrame, tau: float, tau_applies: bool) -> go.Figu
     return fig
 
 
+def similarity_histogram(frame: pd.DataFrame, tau: float) -> go.Figure:
+    """The similarities evocation looked at, in bins, with τ as the line they must pass."""
+    fig = go.Figure()
+    for passed, colour, name in ((False, NOT_PASSED, "below τ"), (True, PASSED, "above τ")):
+        part = frame[(frame["score"] > tau) == passed]
+        fig.add_trace(go.Histogram(x=part["score"], xbins=dict(start=-0.2, end=1.0, size=0.02),
+                                   marker_color=colour, name=name))
+    fig.add_vline(x=tau, line=dict(color="#c92a2a", width=2, dash="dash"),
+                  annotation_text=f"τ = {tau:.2f}", annotation_position="top",
+                  annotation_font=dict(color="#c92a2a", size=13))
+    fig.update_layout(barmode="stack", height=240, margin=dict(l=10, r=10, t=30, b=30),
+                      xaxis=dict(title="cosine similarity of an episode to a memory it looked at",
+                                 range=[max(-0.2, float(frame["score"].min()) - 0.05)
+                                        if len(frame) else 0.0, 1.0]),
+                      yaxis=dict(title="pairs"), legend=dict(orientation="h", y=1.15))
+    return fig
+
+
 def surprise_figure(table: pd.DataFrame, selected: str | None) -> go.Figure:
     """One bar per distilled episode in transcript order; height and colour are its surprise."""
     top = max(1.0, float(table["surprise"].max()) if len(table) else 1.0)

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ..core.clients import build_clients
-from ..core.config import PipelineConfig
+from ..core.config import PipelineConfig, default_tau
 from ..core.errors import InputError, StoreError
 from ..core.export import run_document
 from ..core.llm.redact import strip_url_credentials
@@ -18,6 +18,7 @@ from ..core.store import runs
 from ..core.transcripts import parse_transcript, summarize
 from .safe import md_escape
 from .state import clear_data_cache, get_store, list_runs, read_secrets
+from .tau_widgets import TAU_HELP, tau_admits
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample_conversation.txt"
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "csv", "tsv", "txt", "md"]
@@ -84,7 +85,9 @@ def settings() -> PipelineConfig:
         calls = llm_settings(saved)
     c = st.columns(4)
     window = c[0].number_input("Window w", 2, 200, saved.window)
-    tau = c[1].slider("Threshold τ", 0.0, 1.0, saved.tau, 0.01)
+    # τ follows the embedder unless the user set it for this one
+    tau_now = saved.tau if embedder == saved.embedder else default_tau(embedder)
+    tau = c[1].slider("Threshold τ", 0.0, 1.0, tau_now, 0.01, help=TAU_HELP)
     k_e = c[2].number_input("K_e (integration)", 1, 50, saved.k_e)
     k_s = c[3].number_input("K_s (evoked)", 1, 100, saved.k_s)
     c = st.columns(4)
@@ -183,6 +186,7 @@ def run_form() -> None:
     transcript, source = chosen
     conv_id = preview(transcript)
     config = settings()
+    tau_admits(config.tau, config.embedder)
     if st.button("Run", type="primary", key="run_button"):
         execute(transcript, conv_id, source, config)
 

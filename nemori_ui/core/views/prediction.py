@@ -84,6 +84,7 @@ def evoked(data: RunData, episode_id: str) -> dict | None:
          for i, e in enumerate(p.get("evoked") or [], start=1)],
         columns=["rank", "memory", "text", "score", "passed", "continued"])
     return {"tau": p.get("tau", data.info.config.tau),
+            "cold_start": bool(p.get("cold_start")),
             "management": p.get("management", data.info.config.management),
             "prediction": p.get("prediction") or "", "frame": frame,
             "passed": int(frame["passed"].sum()) if not frame.empty else 0}
@@ -153,3 +154,34 @@ def comparison(data: RunData, episode_id: str) -> dict | None:
             "statements_checked": data.is_offline, "fallback": p.get("fallback"),
             "counts": {status: sum(r["status"] == status for r in rows)
                        for status in (LEARNT, PREDICTED, PLAIN)}}
+
+
+def looked_similarities(data: RunData) -> pd.DataFrame:
+    """Every similarity an episode's evocation looked at, with whether it passed τ."""
+    rows = [{"episode": ev.payload.get("episode_id"), "memory": e.get("id"),
+             "score": e.get("score", 0.0), "passed": bool(e.get("passed")),
+             "continued": bool(e.get("continued"))}
+            for ev in data.stage("anticipate") for e in ev.payload.get("evoked") or []]
+    return pd.DataFrame(rows, columns=["episode", "memory", "score", "passed", "continued"])
+
+
+def admitted(frame: pd.DataFrame, tau: float) -> dict:
+    """What τ lets through of the looked-at similarities: pairs, and episodes evoking any."""
+    if frame.empty:
+        return {"pairs": 0, "passing": 0, "episodes": 0, "evoking": 0}
+    passing = (frame["score"] > tau) | frame["continued"]
+    return {"pairs": int(len(frame)), "passing": int(passing.sum()),
+            "episodes": int(frame["episode"].nunique()),
+            "evoking": int(frame[passing]["episode"].nunique())}
+
+
+def line_decisions(data: RunData, episode_id: str) -> pd.DataFrame:
+    """How the engine read each raw clause of the episode: knowledge or talk, and why."""
+    ev = _event_for(data, "distill", episode_id)
+    lines = (ev.payload.get("lines") or []) if ev else []
+    return pd.DataFrame([{"message": line.get("message_id"), "clause": line.get("text", ""),
+                          "read as": line.get("kind", ""), "why": line.get("reason", ""),
+                          "phatic score": line.get("score"),
+                          "statement": line.get("statement", "")} for line in lines],
+                        columns=["message", "clause", "read as", "why", "phatic score",
+                                 "statement"])
