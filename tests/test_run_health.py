@@ -226,3 +226,14 @@ def test_a_run_stopped_by_its_host_is_interrupted_not_running(stop, tmp_path):
         run_windows(store, run_id, clients, progress=progress)
     info = get_run(store, run_id)
     assert (info.status, info.windows_done) == ("interrupted", 1)
+
+
+def test_a_running_run_stored_before_owners_were_kept_shows_interrupted(tmp_path):
+    store = open_store(tmp_path / "home")
+    conv = parse_transcript(SMALL, source="small.txt").conversations[0]
+    config = PipelineConfig()
+    run_id = start_run(store, conv, config, build_clients(config, store), source="small.txt",
+                       fmt="text")
+    with store.tx() as conn:
+        conn.execute("UPDATE runs SET owner = NULL WHERE id = ?", (run_id,))
+    assert get_run(store, run_id).status == "interrupted"

@@ -34,13 +34,16 @@ def this_process() -> str:
 
 
 def owner_gone(owner: str | None) -> bool:
-    """True only when the owner is known to have ended: same host, and its pid is dead or reused.
+    """True when the owner is known to have ended: same host, and its pid is dead or reused;
+    or no owner was recorded at all.
 
     An owner on another host, or one this process cannot check, counts as alive: calling a live
     run interrupted would invite a second process to resume it.
     """
     if not owner:
-        return False
+        # only rows written before owners were recorded have none; their processes, of an
+        # older version, are long gone
+        return True
     host, _, rest = owner.partition(":")
     pid_text, _, started = rest.partition(":")
     if host != socket.gethostname() or not pid_text.isdigit():
