@@ -7,6 +7,7 @@ episodes retrieved for it, as the evaluation harness defines it.
 from __future__ import annotations
 
 from ..eval import qa
+from ..eval.evidence import evidence_found
 from ..models import Conversation
 from ..retrieval import load_state
 from ..store import Store
@@ -24,5 +25,7 @@ def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: 
     found = 0
     for item, vector in zip(items, vectors):
         held = {mid for episode, _ in state.search_episodes(vector, k) for mid in episode.message_ids}
-        found += all(e.message_id in held for e in item.evidence)
+        # credited as the evaluation credits a question's evidence (episodes only here)
+        marks = evidence_found([e.message_id for e in item.evidence], held, set())
+        found += all(m["in_episodes"] for m in marks)
     return {"questions": len(items), "k": k, "recall_at_k": round(found / len(items), 4)}
