@@ -67,6 +67,18 @@ PHATIC = (
     "I love that for you.",
     "You're amazing, never change.",
     "That's a great way to look at it.",
+    "That must be an exhausting job.",
+    "That must have been so much fun.",
+    "What an adventure that must have been!",
+    "Sounds like you had a wonderful time.",
+    "I hope you get some rest this weekend.",
+    "I hope you feel better soon.",
+    "I have to run, talk to you later.",
+    "Gotta go, back in a bit.",
+    "Yes, exactly, that's what I meant.",
+    "Oh really, I had no idea!",
+    "Ha, classic you.",
+    "I'm sure it will all work out.",
 )
 
 KNOWLEDGE = (
