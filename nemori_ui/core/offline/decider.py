@@ -30,17 +30,24 @@ class OfflineDecider:
         return self.embedder.embed(texts)
 
     def read(self, messages: list[Message]) -> list[knowledge.Clause]:
-        key = tuple((m.id, m.speaker, m.text) for m in messages)
-        if key not in self._read:
+        return self.read_many([messages])[0]
+
+    def read_many(self, episodes: list[list[Message]]) -> list[list[knowledge.Clause]]:
+        keys = [tuple((m.id, m.speaker, m.text) for m in messages) for messages in episodes]
+        fresh = {k: messages for k, messages in zip(keys, episodes) if k not in self._read}
+        if fresh:
             if len(self._read) > 256:
                 self._read.clear()
-            self._read[key] = knowledge.read_episode(messages, self.classifier)
-        return self._read[key]
+            read = knowledge.read_episodes(list(fresh.values()), self.classifier)
+            self._read.update(zip(fresh, read))
+        return [self._read[k] for k in keys]
 
     def partition(self, window: list[Message]) -> PartitionDecision:
         vectors = self._embed([m.text for m in window])
         cuts = episodes.cut_points(window, vectors, self.limits)
         groups, reasons = episodes.group_indices(len(window), cuts)
+        # the episodes are read now, in one batch, for narration and distillation to reuse
+        self.read_many([[window[i - 1] for i in g] for g in groups])
         return PartitionDecision(groups=groups, topics=reasons)
 
     def narrate(self, messages: list[Message]) -> NarrationDecision:

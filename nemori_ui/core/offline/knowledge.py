@@ -54,13 +54,8 @@ def _statement(clause: str, m: Message, addressee: str | None, names: list[str])
     return fact if any(n.lower() in mentioned for n in names) else f"{m.speaker}: {fact}"
 
 
-def read_episode(messages: list[Message], classifier: PhaticClassifier) -> list[Clause]:
-    """Every clause of the episode with its knowledge-or-talk decision and, for knowledge, the
-    statement it makes and that statement's vector.
-
-    The classifier judges the clause as said: the examples it learnt from are lines as said,
-    and a speaker's name in a statement would pull it towards lines that name the same person.
-    """
+def _clauses(messages: list[Message]) -> list[tuple[int, str]]:
+    """(message index, clause) for every clause said; "" for a photo shared without words."""
     names = list(dict.fromkeys(m.speaker for m in messages))
     pending: list[tuple[int, str]] = []
     for i, m in enumerate(messages):
@@ -71,21 +66,40 @@ def read_episode(messages: list[Message], classifier: PhaticClassifier) -> list[
                 if clause:
                     pending.append((i, clause))
         if not said and m.text.strip():
-            pending.append((i, ""))          # a shared photo and nothing said
+            pending.append((i, ""))
+    return pending
+
+
+def read_episodes(episodes: list[list[Message]], classifier: PhaticClassifier) -> list[list[Clause]]:
+    """Every clause of each episode with its knowledge-or-talk decision and, for knowledge,
+    the statement it makes and that statement's vector. Episodes are read together so the
+    embedder sees two large batches rather than two small ones per episode.
+
+    The classifier judges the clause as said: the examples it learnt from are lines as said,
+    and a speaker's name in a statement would pull it towards lines that name the same person.
+    """
+    pending = [(e, i, c) for e, messages in enumerate(episodes) for i, c in _clauses(messages)]
     decisions = [rule(c) if c else LineDecision(PHATIC_KIND, CAPTION_ONLY, 1.0)
-                 for _, c in pending]
+                 for _, _, c in pending]
     open_at = [j for j, d in enumerate(decisions) if d is None]
-    said = [pending[j][1] for j in open_at]
+    said = [pending[j][2] for j in open_at]
     for j, d in zip(open_at, classifier.decide_vectors(
             said, classifier.embedder.embed(said) if said else None)):
         decisions[j] = d
     knows = [j for j, d in enumerate(decisions) if d.kind == KNOWLEDGE_KIND]
-    texts = {j: _statement(pending[j][1], messages[pending[j][0]],
-                           _addressee(messages, pending[j][0]), names) for j in knows}
+    texts = {}
+    for j in knows:
+        e, i, clause = pending[j]
+        messages = episodes[e]
+        names = list(dict.fromkeys(m.speaker for m in messages))
+        texts[j] = _statement(clause, messages[i], _addressee(messages, i), names)
     vectors = dict(zip(knows, classifier.embedder.embed([texts[j] for j in knows]))) \
         if knows else {}
-    return [Clause(messages[i].id, clause or messages[i].text, d, texts.get(j, ""),
-                   vectors.get(j)) for j, ((i, clause), d) in enumerate(zip(pending, decisions))]
+    out: list[list[Clause]] = [[] for _ in episodes]
+    for j, ((e, i, clause), d) in enumerate(zip(pending, decisions)):
+        m = episodes[e][i]
+        out[e].append(Clause(m.id, clause or m.text, d, texts.get(j, ""), vectors.get(j)))
+    return out
 
 
 def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
