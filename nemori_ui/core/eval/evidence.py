@@ -43,6 +43,16 @@ def credited_turns(memories: list[SemanticMemory], messages: dict[str, Message])
     return found
 
 
+def share(marks: list[dict], key: str = "found") -> float:
+    """The share of evidence turns marked found (`key`: "found" or "in_episodes")."""
+    return sum(bool(m[key]) for m in marks) / len(marks) if marks else 0.0
+
+
+def all_found(marks: list[dict], key: str = "found") -> bool:
+    """A question counts as recalled only when every one of its evidence turns is held."""
+    return bool(marks) and all(m[key] for m in marks)
+
+
 def evidence_found(evidence_ids: list[str | None], episode_ids: set[str],
                    memory_ids: set[str]) -> list[dict]:
     """For each evidence turn: found in the episodes, and in the whole context."""

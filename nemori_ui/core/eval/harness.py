@@ -28,7 +28,8 @@ from ..store import Store, call_log, records, runs
 from . import qa, results
 from .ablations import NemoriRetriever, build_config, variant
 from .baselines import FullContext, Rag
-from .evidence import evidence_found
+from .evidence import all_found, evidence_found
+from .evidence import share as evidence_share
 from .judge import DEFAULT_JUDGE_MODEL, build_judge
 from .metrics import bleu1, f1
 
@@ -238,17 +239,17 @@ def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: 
                          "speaker": m.speaker if m else "", "text": m.text if m else ""})
     checkable = item.checkable and (found.message_ids is not None
                                     or found.memory_message_ids is not None)
-    share = sum(e["found"] for e in evidence) / len(evidence) if checkable else None
-    in_episodes = sum(e["in_episodes"] for e in evidence) / len(evidence) \
-        if checkable and found.message_ids is not None else None
+    episodic = checkable and found.message_ids is not None
+    share = evidence_share(marks) if checkable else None
+    in_episodes = evidence_share(marks, "in_episodes") if episodic else None
     row = results.QuestionResult(
         item_id=item.id, conversation_id=item.conversation_id, category=item.category,
         question=item.question, gold=item.answer, answer=answer,
         f1=f1(answer, item.answer), bleu1=bleu1(answer, item.answer),
         correct=verdict.correct if verdict else None, verdict=verdict.label if verdict else None,
         verdict_reason=verdict.reason if verdict else "", evidence=evidence,
-        recall=(1.0 if share == 1.0 else 0.0) if checkable else None, evidence_share=share,
-        recall_episodes=None if in_episodes is None else float(in_episodes == 1.0),
+        recall=float(all_found(marks)) if checkable else None, evidence_share=share,
+        recall_episodes=float(all_found(marks, "in_episodes")) if episodic else None,
         evidence_share_episodes=in_episodes,
         context_tokens=found.context_tokens,
         retrieval_ms=(retrieved_at - started) * 1000, total_ms=(finished - started) * 1000,

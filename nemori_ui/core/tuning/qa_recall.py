@@ -7,7 +7,7 @@ episodes retrieved for it, as the evaluation harness defines it.
 from __future__ import annotations
 
 from ..eval import qa
-from ..eval.evidence import evidence_found
+from ..eval.evidence import all_found, evidence_found
 from ..models import Conversation
 from ..retrieval import load_state
 from ..store import Store
@@ -27,5 +27,5 @@ def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: 
         held = {mid for episode, _ in state.search_episodes(vector, k) for mid in episode.message_ids}
         # credited as the evaluation credits a question's evidence (episodes only here)
         marks = evidence_found([e.message_id for e in item.evidence], held, set())
-        found += all(m["in_episodes"] for m in marks)
+        found += all_found(marks, "in_episodes")
     return {"questions": len(items), "k": k, "recall_at_k": round(found / len(items), 4)}
