@@ -220,3 +220,23 @@ def test_a_question_stays_with_its_answer_when_the_topic_shifts():
     window[0] = Message(id="m0", speaker="Ben", text="Any news?")
     vectors = np.array([[1.0, 0.0]] + [[0.0, 1.0]] * 8, dtype=np.float32)
     cut_points(window, vectors, OfflineThresholds(min_episode=1))
+
+
+def test_a_huge_message_is_read_only_up_to_the_limit_and_says_so():
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.knowledge import READ_CHARS, UNREAD, read_episodes
+    big = "I moved to a new flat near the park last spring. " * (3 * READ_CHARS // 50)
+    messages = [Message(id="m1", speaker="Ana", text=big), Message(id="m2", speaker="Ben",
+                                                                  text="That is a lot!")]
+    clauses = read_episodes([messages], PhaticClassifier(load_minilm()))[0]
+    read = [c for c in clauses if c.message_id == "m1" and c.decision.kind != UNREAD]
+    assert sum(len(c.raw) for c in read) <= READ_CHARS
+    notes = [c for c in clauses if c.decision.kind == UNREAD]
+    assert len(notes) == 1 and f"{len(big):,} characters" in notes[0].decision.reason
+
+
+def test_the_embedder_reads_a_huge_text_no_further_than_the_model_does():
+    import numpy as np
+    e = load_minilm()
+    text = "word " * 2000
+    assert np.allclose(e.embed([text])[0], e.embed([text * 200])[0], atol=1e-5)

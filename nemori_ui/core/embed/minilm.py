@@ -66,7 +66,10 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(texts)
+        # the model reads max_length word pieces; a piece is rarely longer than 16 characters,
+        # so tokenizing more than that of a huge text only costs time and memory
+        limit = 16 * self.max_length
+        encodings = self._tokenizer.encode_batch([t[:limit] for t in texts])
         lengths = np.array([len(e.ids) for e in encodings])
         # Sorting the whole call by length makes each batch nearly uniform, so little compute
         # goes to padding; rows are written back to their original positions.

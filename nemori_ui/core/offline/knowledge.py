@@ -54,12 +54,16 @@ def _statement(clause: str, m: Message, addressee: str | None, names: list[str])
     return fact if any(n.lower() in mentioned for n in names) else f"{m.speaker}: {fact}"
 
 
+READ_CHARS = 20_000   # of one message, read for facts: bounds the cost of a pasted book
+UNREAD = "unread"
+
+
 def _clauses(messages: list[Message]) -> list[tuple[int, str]]:
     """(message index, clause) for every clause said; "" for a photo shared without words."""
     names = list(dict.fromkeys(m.speaker for m in messages))
     pending: list[tuple[int, str]] = []
     for i, m in enumerate(messages):
-        said = without_captions(m.text)
+        said = without_captions(m.text[:READ_CHARS])
         for s in sentences(said):
             for part in split_clauses(s):
                 clause = strip_openers(part, names)
@@ -99,6 +103,12 @@ def read_episodes(episodes: list[list[Message]], classifier: PhaticClassifier) -
     for j, ((e, i, clause), d) in enumerate(zip(pending, decisions)):
         m = episodes[e][i]
         out[e].append(Clause(m.id, clause or m.text, d, texts.get(j, ""), vectors.get(j)))
+    for e, messages in enumerate(episodes):
+        for m in messages:
+            if len(m.text) > READ_CHARS:
+                note = LineDecision(UNREAD, f"the message has {len(m.text):,} characters: only "
+                                    f"the first {READ_CHARS:,} were read for facts", 0.0)
+                out[e].append(Clause(m.id, m.text[READ_CHARS:READ_CHARS + 80] + " …", note))
     return out
 
 
