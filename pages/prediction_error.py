@@ -132,7 +132,12 @@ if not lines.empty:
                "with labelled example lines (phatic score above the margin: talk). Knowledge "
                "becomes a self-contained statement: names for I and you, dates made absolute.")
     st.dataframe(lines, hide_index=True,
-                 column_config={"phatic score": st.column_config.NumberColumn(format="%.2f")})
+                 column_config={"phatic score": st.column_config.NumberColumn(format="%.2f"),
+                                "message": st.column_config.TextColumn(width="small"),
+                                "read as": st.column_config.TextColumn(width="small"),
+                                "clause": st.column_config.TextColumn(width="medium"),
+                                "statement": st.column_config.TextColumn(width="medium"),
+                                "why": st.column_config.TextColumn(width="medium")})
 
 st.subheader("3. What it learnt")
 if comp["insights"]:

@@ -101,8 +101,8 @@ class PhaticClassifier:
             talk = float(s) > self.margin + (SPECIFIC_BONUS if specific else 0.0)
             out.append(LineDecision(
                 PHATIC_KIND if talk else KNOWLEDGE_KIND,
-                f"classifier: nearer {'talk' if talk else 'facts'} examples "
-                f"({float(s):+.2f}{', names or numbers' if specific else ''})", round(float(s), 4)))
+                f"classifier: nearer {'talk' if talk else 'facts'} "
+                f"({float(s):+.2f}{', has names/numbers' if specific else ''})", round(float(s), 4)))
         return out
 
     def decide(self, clauses: list[str]) -> list[LineDecision]:

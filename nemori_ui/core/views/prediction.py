@@ -180,8 +180,8 @@ def line_decisions(data: RunData, episode_id: str) -> pd.DataFrame:
     ev = _event_for(data, "distill", episode_id)
     lines = (ev.payload.get("lines") or []) if ev else []
     return pd.DataFrame([{"message": line.get("message_id"), "clause": line.get("text", ""),
-                          "read as": line.get("kind", ""), "why": line.get("reason", ""),
-                          "phatic score": line.get("score"),
-                          "statement": line.get("statement", "")} for line in lines],
-                        columns=["message", "clause", "read as", "why", "phatic score",
-                                 "statement"])
+                          "read as": line.get("kind", ""), "statement": line.get("statement", ""),
+                          "why": line.get("reason", ""), "phatic score": line.get("score")}
+                         for line in lines],
+                        columns=["message", "clause", "read as", "statement", "why",
+                                 "phatic score"])
