@@ -53,7 +53,7 @@ def memories_from(data, message: Message):
 
 
 def test_the_default_tau_is_minilms():
-    assert PipelineConfig().tau == pytest.approx(0.56)
+    assert PipelineConfig().tau == pytest.approx(0.57)
     assert PipelineConfig(embedder="openai").tau == pytest.approx(0.70)
     assert PipelineConfig(tau=0.3).tau == 0.3
 

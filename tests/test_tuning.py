@@ -26,7 +26,7 @@ from tests.test_pipeline_openai import CONV
 def sample_sweep(tmp_path_factory):
     store = open_store(tmp_path_factory.mktemp("sweep"))
     conv = load_transcript(SAMPLE).conversations[0]
-    grid = parse_grid({"tau": "0.56,0.7", "variant": "nemori,nemori-s"})
+    grid = parse_grid({"tau": "0.57,0.7", "variant": "nemori,nemori-s"})
     results = sweep(store, conv, PipelineConfig(), grid, lambda c: build_clients(c, store),
                     source="sample", fmt="text")
     return store, results
@@ -35,7 +35,7 @@ def sample_sweep(tmp_path_factory):
 def test_sweep_gives_one_consistent_result_per_point(sample_sweep):
     store, results = sample_sweep
     assert [(r["params"]["tau"], r["params"]["variant"]) for r in results] == [
-        (0.56, "nemori"), (0.56, "nemori-s"), (0.7, "nemori"), (0.7, "nemori-s")]
+        (0.57, "nemori"), (0.57, "nemori-s"), (0.7, "nemori"), (0.7, "nemori-s")]
     for r in results:
         summary = run_summary(store, r["run_id"])
         assert r["insights"] == summary["insights"]
@@ -76,10 +76,10 @@ def test_tau_sweep_through_the_server_reuses_unchanged_calls(tmp_path, openai_se
 def test_what_if_tau_matches_a_real_rerun(sample_sweep):
     store, results = sample_sweep
     data = load_run_data(store, results[2]["run_id"])          # nemori at τ = 0.70
-    rows = what_if_tau(data, 0.56)
+    rows = what_if_tau(data, 0.57)
     first = first_changed_window(rows)
     assert first is not None
-    rerun = load_run_data(store, results[0]["run_id"])         # nemori at τ = 0.56
+    rerun = load_run_data(store, results[0]["run_id"])         # nemori at τ = 0.57
     actual = {e.payload["episode_id"]: [x["id"] for x in e.payload["evoked"] if x["passed"]]
               for e in rerun.stage("anticipate")}
     checked = 0
@@ -102,7 +102,7 @@ def test_compare_of_a_run_with_itself_is_empty_and_of_two_runs_is_not(sample_swe
     assert same["identical"] and same["partition"]["window_diff"] == 0
     assert not same["knowledge"]["only_a"] and not same["config_changes"]
     diff = compare_runs(a, b, run_summary(store, a.run_id), run_summary(store, b.run_id))
-    assert not diff["identical"] and diff["config_changes"] == {"tau": [0.56, 0.7]}
+    assert not diff["identical"] and diff["config_changes"] == {"tau": [0.57, 0.7]}
     assert diff["deltas"]["insights"] == results[2]["insights"] - results[0]["insights"]
 
 
