@@ -1,11 +1,15 @@
-"""Run: pick a transcript and settings, run the pipeline with live progress, manage saved runs."""
+"""Run: pick a transcript and settings, run the pipeline as a job of the server with live
+progress, manage running, interrupted and saved runs."""
 
 import streamlit as st
 
+from nemori_ui.ui.jobs import follow_area, jobs_panel
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.run_form import run_form, saved_runs
 
 page_setup("Run", needs_run=False, run_notes=False)
+jobs_panel()
 run_form()
+follow_area()
 st.divider()
 saved_runs()

@@ -4,29 +4,26 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..core.clients import build_clients
-from ..core.pipeline.runner import run_windows
 from ..core.store import runs
+from .jobs import follow, resume_job, show_outcome
 from .safe import md_escape
-from .state import clear_data_cache, get_store, read_secrets
 
 
 def resume_button(info: runs.RunInfo) -> None:
     if info.status not in runs.RESUMABLE:
         return
     if not st.button("Resume this run", key="resume_run",
-                     help="Continue from the last finished window; finished windows are kept"):
+                     help="Continue from the last finished window; finished windows are kept. "
+                          "It runs on in the server when you leave the page."):
         return
-    store = get_store()
     try:
-        clients = build_clients(info.config, store, api_key=st.session_state.api_key or None,
-                                secrets=read_secrets()[0],
-                                base_url=st.session_state.get("base_url_raw"))
-        with st.spinner(f"Resuming at window {info.windows_done + 1} of {info.windows_total}"):
-            run_windows(store, info.id, clients)
-    except Exception as exc:  # the store says failed; finished windows stay
-        st.error(f"The run stopped again: {md_escape(f'{type(exc).__name__}: {exc}')}")
-        clear_data_cache()
+        job = resume_job(info)
+    except Exception as exc:  # noqa: BLE001 - a server that cannot be reached, a bad key
+        st.error(f"Cannot resume: {md_escape(f'{type(exc).__name__}: {exc}')}")
         return
-    clear_data_cache()
+    follow(job)
+    if st.session_state.get("job_outcome", ("success",))[0] != "success":
+        show_outcome()      # the run stopped again: say why here, before anything else
+        return
+    st.session_state.pop("job_outcome", None)
     st.rerun()

@@ -8,14 +8,14 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from ..core.clients import build_clients
 from ..core.config import PipelineConfig, default_tau
 from ..core.errors import InputError, StoreError
 from ..core.export import run_document
 from ..core.llm.redact import strip_url_credentials
-from ..core.pipeline.runner import STAGES, run_windows, start_run
+from ..core.pipeline.runner import start_run
 from ..core.store import runs
 from ..core.transcripts import parse_transcript, summarize
+from .jobs import session_clients, start_job
 from .safe import md_escape
 from .state import clear_data_cache, get_store, list_runs, read_secrets
 from .tau_widgets import TAU_HELP, tau_admits
@@ -136,47 +136,29 @@ def llm_settings(saved: PipelineConfig) -> dict:
 
 
 def execute(transcript, conv_id: str, source: str, config: PipelineConfig) -> None:
+    """Start the run as a job of the server and follow it; leaving the page does not stop it."""
     store = get_store()
     conv = transcript.conversation(conv_id)
     try:
-        clients = build_clients(config, store, api_key=st.session_state.api_key or None,
-                                secrets=_secrets(),
-                                base_url=st.session_state.get("base_url_raw"))
+        clients = session_clients(config)
     except (InputError, ValueError) as exc:
         st.error(md_escape(str(exc)))
         return
-    for note in clients.notes:
-        st.warning(md_escape(note))
+    notes = [("warning", md_escape(note)) for note in clients.notes]
     try:
         run_id = start_run(store, conv, config, clients, source=source, fmt=transcript.format,
-                           notice=lambda text: st.info(md_escape(text)))
+                           notice=lambda text: notes.append(("info", md_escape(text))))
     except Exception as exc:  # created in one transaction: a refused run leaves nothing behind
+        for kind, text in notes:
+            getattr(st, kind)(text)
         st.error(f"Could not start the run: {md_escape(f'{type(exc).__name__}: {exc}')}. "
                  "Nothing was stored.")
         return
+    start_job(run_id, clients)
     st.session_state.run_id = run_id
-    bar = st.progress(0.0, text="starting")
-    status = st.empty()
-
-    def show(p) -> None:
-        within = (STAGES.index(p.stage) + 1) / len(STAGES) if p.stage in STAGES else 1.0
-        done = min(1.0, (p.window + within) / max(1, p.windows_total))
-        bar.progress(done, text=f"window {min(p.window + 1, p.windows_total)} of "
-                                f"{p.windows_total}: {p.stage}")
-        llm = p.llm or {}
-        status.caption(f"LLM calls {llm.get('calls', 0)} · cached {llm.get('cached', 0)} · "
-                       f"failed {llm.get('failed', 0)} · tokens in "
-                       f"{llm.get('input_tokens', 0):,} / out {llm.get('output_tokens', 0):,}")
-
-    try:
-        run_windows(store, run_id, clients, progress=show)
-    except Exception as exc:  # the run is marked failed in the store; say so, keep the page
-        st.error(f"The run stopped: {md_escape(f'{type(exc).__name__}: {exc}')}. Finished "
-                 "windows are kept; running again resumes from there.")
-    else:
-        bar.progress(1.0, text="done")
-        st.success(f"Run {run_id} finished. Open the other pages to inspect it.")
-    clear_data_cache()
+    st.session_state.following = run_id
+    st.session_state.job_notes = notes
+    st.rerun()       # the sidebar and the jobs list now show the run
 
 
 def run_form() -> None:

@@ -1,0 +1,99 @@
+"""Background jobs: runs that belong to the serving process, not to the page that started them.
+
+A page's script is stopped whenever its visitor navigates, reloads or closes the tab; a run
+executed inside it would stop too. A job runs the same work on a worker thread of the process
+instead, and pages only watch it: its windows are committed to the store as they finish, so any
+page (in any tab) reads the same progress, and a job whose process died reads "interrupted"
+from the store's owner check, ready to be resumed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .pipeline.runner import Progress
+
+
+class Cancelled(BaseException):
+    """Raised inside a job's work when it is cancelled. A BaseException, as a Ctrl-C is: the
+    runner then records the run as interrupted (resumable), not failed."""
+
+
+@dataclass
+class Job:
+    run_id: str
+    kind: str                                  # "run" or "resume"
+    started: float = field(default_factory=time.time)
+    progress: Progress | None = None
+    error: str | None = None
+    cancelled: bool = False
+    finished: bool = False
+    _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+    _thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def report(self, progress: Progress) -> None:
+        """The work's progress callback; where a cancel request takes effect."""
+        self.progress = progress
+        if self._cancel.is_set():
+            raise Cancelled()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.alive
+
+
+class JobRegistry:
+    """The jobs of this process, by run id. One registry per server (the UI keeps it as a shared
+    resource), so every tab and every page sees the same jobs."""
+
+    def __init__(self):
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def start(self, run_id: str, work: Callable[[Callable[[Progress], None]], None], *,
+              kind: str = "run") -> Job:
+        """Run `work(progress)` on a worker thread, unless a job of this run is already alive
+        (then that job is returned: a second tab pressing Resume must not run it twice)."""
+        with self._lock:
+            current = self._jobs.get(run_id)
+            if current is not None and current.alive:
+                return current
+            job = Job(run_id=run_id, kind=kind)
+            job._thread = threading.Thread(target=self._work, args=(job, work), daemon=True,
+                                           name=f"nemori-job-{run_id}")
+            self._jobs[run_id] = job
+            job._thread.start()
+            return job
+
+    @staticmethod
+    def _work(job: Job, work) -> None:
+        try:
+            work(job.report)
+        except Cancelled:
+            job.cancelled = True
+        except BaseException as exc:  # noqa: BLE001 - the store says failed; keep why for the page
+            job.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            job.finished = True
+
+    def get(self, run_id: str) -> Job | None:
+        return self._jobs.get(run_id)
+
+    def cancel(self, run_id: str) -> bool:
+        """Ask a live job to stop at its next step; False when no live job has this id."""
+        job = self._jobs.get(run_id)
+        if job is None or not job.alive:
+            return False
+        job._cancel.set()
+        return True
+
+    def alive(self) -> list[Job]:
+        return [j for j in list(self._jobs.values()) if j.alive]

@@ -1,0 +1,154 @@
+"""Runs as jobs of the server process: starting, following, cancelling and resuming them.
+
+The page only watches: a job keeps going when its page is left, reloaded or closed, and every
+tab reads the same state from the store (the job adds the stage it is at).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ..core.clients import build_clients
+from ..core.jobs import Job, JobRegistry
+from ..core.pipeline.runner import STAGES, Progress, run_windows
+from ..core.store import runs
+from .safe import md_escape
+from .state import clear_data_cache, get_store, list_runs, read_secrets
+
+WATCH_S = 0.25      # how often a followed job's progress is redrawn
+PANEL_S = 1.0       # how often the jobs list refreshes while a job runs
+
+
+@st.cache_resource(show_spinner=False)
+def registry() -> JobRegistry:
+    """The server's jobs: one registry shared by every session, so two tabs see one job."""
+    return JobRegistry()
+
+
+def start_job(run_id: str, clients, *, kind: str = "run") -> Job:
+    store = get_store()
+    return registry().start(
+        run_id, lambda report: run_windows(store, run_id, clients, progress=report), kind=kind)
+
+
+def session_clients(config):
+    """The run's clients with this session's key and base URL (never stored)."""
+    return build_clients(config, get_store(), api_key=st.session_state.get("api_key") or None,
+                         secrets=read_secrets()[0],
+                         base_url=st.session_state.get("base_url_raw"))
+
+
+def resume_job(info: runs.RunInfo) -> Job:
+    return start_job(info.id, session_clients(info.config), kind="resume")
+
+
+def progress_text(p: Progress | None, info: runs.RunInfo) -> tuple[float, str]:
+    """(fraction done, what it is doing), from the job's last report or else the store."""
+    if p is None:
+        return (info.windows_done / max(1, info.windows_total),
+                f"{info.windows_done} of {info.windows_total} windows done")
+    within = (STAGES.index(p.stage) + 1) / len(STAGES) if p.stage in STAGES else 1.0
+    done = min(1.0, (p.window + within) / max(1, p.windows_total))
+    text = f"window {min(p.window + 1, p.windows_total)} of {p.windows_total}: {p.stage}"
+    llm = p.llm or {}
+    if llm:     # the offline engine makes no call: no counters to show
+        text += (f" · LLM calls {llm.get('calls', 0)}, cached {llm.get('cached', 0)}, "
+                 f"failed {llm.get('failed', 0)}, tokens in {llm.get('input_tokens', 0):,} / "
+                 f"out {llm.get('output_tokens', 0):,}")
+    return done, text
+
+
+def follow(job: Job) -> None:
+    """Draw the job's progress until it ends; leaving the page stops the drawing, not the job."""
+    store = get_store()
+    bar = st.progress(0.0, text="starting")
+    while not job.wait(WATCH_S):
+        bar.progress(*progress_text(job.progress, runs.get_run(store, job.run_id)))
+    info = runs.get_run(store, job.run_id)
+    bar.progress(*progress_text(job.progress, info))
+    clear_data_cache()
+    st.session_state.job_outcome = outcome(job, info)
+
+
+def outcome(job: Job, info: runs.RunInfo) -> tuple[str, str]:
+    if job.cancelled:
+        return "info", (f"Run {info.id} cancelled after {info.windows_done} of "
+                        f"{info.windows_total} windows; Resume continues it.")
+    if job.error or info.status != "done":
+        return "error", (f"The run stopped: {md_escape(job.error or info.error or info.status)}."
+                         " Finished windows are kept; Resume continues from there.")
+    return "success", f"Run {info.id} finished. Open the other pages to inspect it."
+
+
+def show_outcome() -> None:
+    shown = st.session_state.pop("job_outcome", None)
+    if shown:
+        getattr(st, shown[0])(shown[1])
+
+
+def jobs_panel() -> None:
+    """Running, interrupted and failed runs, with Cancel and Resume; refreshed while one runs."""
+    listed = [r for r in list_runs() if r.status in ("running", *runs.RESUMABLE)]
+    if not listed:
+        return
+    following = st.session_state.get("following")
+    live = any(r.status == "running" for r in listed) and not following
+
+    @st.fragment(run_every=PANEL_S if live else None)
+    def panel() -> None:
+        st.subheader("Jobs")
+        now = [r for r in list_runs() if r.status in ("running", *runs.RESUMABLE)]
+        if live and not any(r.status == "running" for r in now):
+            clear_data_cache()
+            st.rerun()      # a job ended: the sidebar and the saved runs change too
+        for info in now:
+            job_row(info)
+
+    panel()
+
+
+def job_row(info: runs.RunInfo) -> None:
+    job = registry().get(info.id)
+    c1, c2, c3 = st.columns([5, 4, 1.4])
+    c1.markdown(f"**{md_escape(info.name)}**  \n`{info.id}`")
+    if info.status == "running":
+        fraction, text = progress_text(job.progress if job and job.alive else None, info)
+        c2.progress(fraction, text=text)
+        if job is not None and job.alive:
+            if c3.button("Cancel", key=f"cancel_{info.id}",
+                         help="Stop after the current step; finished windows are kept"):
+                registry().cancel(info.id)
+                job.wait(30)
+                st.rerun()
+        else:
+            c3.caption("running in another process")
+        return
+    why = f": {info.error}" if info.error else ""
+    c2.markdown(f"{info.status} after {info.windows_done} of {info.windows_total} windows"
+                f"{md_escape(why)}")
+    if c3.button("Resume", key=f"resume_{info.id}",
+                 help="Continue from the last finished window; finished windows are kept"):
+        try:
+            resume_job(info)
+        except Exception as exc:  # noqa: BLE001 - a server that cannot be reached, a bad key
+            st.error(f"Cannot resume: {md_escape(f'{type(exc).__name__}: {exc}')}")
+            return
+        st.session_state.run_id = info.id
+        st.session_state.following = info.id
+        st.rerun()
+
+
+def follow_area() -> None:
+    """Where the Run page follows this session's job, and then says how it ended."""
+    for kind, text in st.session_state.get("job_notes", []):
+        getattr(st, kind)(text)
+    following = st.session_state.get("following")
+    job = registry().get(following) if following else None
+    if job is not None:
+        follow(job)
+        st.session_state.following = None
+        st.rerun()
+    st.session_state.following = None
+    if "job_outcome" in st.session_state:
+        show_outcome()
+        st.session_state.job_notes = []     # said once, with how the run ended
