@@ -5,6 +5,6 @@ import streamlit as st
 from nemori_ui.ui.layout import navigation_pages
 from nemori_ui.ui.state import init_state
 
-st.set_page_config(page_title="Nemori Inspector", page_icon="🧠", layout="wide")
+st.set_page_config(page_title="Nemori Inspector", page_icon=":material/psychology:", layout="wide")
 init_state()
 st.navigation(navigation_pages(), expanded=True).run()

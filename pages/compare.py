@@ -4,10 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from nemori_ui.core.summary import run_summary
-from nemori_ui.core.tuning.compare import compare_runs
+from nemori_ui.core.store.runs import stored_hash
+from nemori_ui.core.tuning.compare import compare_runs, partner_runs
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store, list_runs, run_data
-from nemori_ui.ui.tuning_widgets import map_figure, map_rows, stable_positions
+from nemori_ui.ui.tuning_widgets import map_figure, map_rows, shared_axes, stable_positions
 
 data = page_setup("Compare runs")
 listed = list_runs()
@@ -20,11 +21,18 @@ names = {r.id: f"{r.name} · {r.id}" for r in listed}
 ids = list(names)
 c1, c2 = st.columns(2)
 a_id = c1.selectbox("Run A", ids, index=ids.index(data.run_id), format_func=names.get, key="cmp_a")
-b_id = c2.selectbox("Run B", ids, index=1 if ids[0] == a_id else 0, format_func=names.get,
-                    key="cmp_b")
+store = get_store()
+# B defaults to another run of the same conversation: only then do cuts and facts line up
+partners = partner_runs(listed, a_id, lambda i: stored_hash(store, i))
+default_b = partners[0] if partners else next(i for i in ids if i != a_id)
+b_id = c2.selectbox("Run B", ids, index=ids.index(default_b), format_func=names.get,
+                    key=f"cmp_b_{a_id}")
+if not partners:
+    st.info("No other run of this conversation: run it again with other settings to compare "
+            "partitions. B is a run of another transcript, so only counts, cost and knowledge "
+            "are compared.")
 by_id = {r.id: r for r in listed}
 a, b = run_data(by_id[a_id]), run_data(by_id[b_id])
-store = get_store()
 result = compare_runs(a, b, run_summary(store, a_id), run_summary(store, b_id))
 
 if result["identical"]:
@@ -33,13 +41,16 @@ if result["config_changes"]:
     st.dataframe(pd.DataFrame([{"setting": k, "A": str(v[0]), "B": str(v[1])}
                                for k, v in result["config_changes"].items()]), hide_index=True)
 p = result["partition"]
-cols = st.columns(4)
-cols[0].metric("Boundary precision", f"{p['precision']:.2f}", help="B's cuts that A also made")
-cols[1].metric("Boundary recall", f"{p['recall']:.2f}", help="A's cuts that B also made")
-cols[2].metric("WindowDiff", f"{p['window_diff']:.3f}", help="0 = same segmentation")
-cols[3].metric("Cuts A / B", f"{p['boundaries_a']} / {p['boundaries_b']}")
-if not p["same_messages"]:
-    st.warning("The runs are on different transcripts: partition figures compare positions only.")
+if p["same_messages"]:
+    cols = st.columns(4)
+    cols[0].metric("Boundary precision", f"{p['precision']:.2f}",
+                   help="B's cuts that A also made")
+    cols[1].metric("Boundary recall", f"{p['recall']:.2f}", help="A's cuts that B also made")
+    cols[2].metric("WindowDiff", f"{p['window_diff']:.3f}", help="0 = same segmentation")
+    cols[3].metric("Cuts A / B", f"{p['boundaries_a']} / {p['boundaries_b']}")
+else:
+    st.warning(f"The runs are on different transcripts: their cuts cannot be compared "
+               f"({p['boundaries_a']} cuts in A, {p['boundaries_b']} in B).")
 
 st.subheader("Counts and cost (B − A)")
 st.dataframe(pd.DataFrame([result["deltas"]]), hide_index=True)
@@ -55,6 +66,7 @@ for tab, key in zip(tabs, ["only_a", "only_b", "reworded", "contradicted", "same
 
 st.subheader("Both memory maps in one projection")
 positions = stable_positions([a, b])
+axes = shared_axes(positions)
 m1, m2 = st.columns(2)
-m1.plotly_chart(map_figure(map_rows(a, positions), "A"), key="map_a")
-m2.plotly_chart(map_figure(map_rows(b, positions), "B"), key="map_b")
+m1.plotly_chart(map_figure(map_rows(a, positions), "A", axes=axes), key="map_a")
+m2.plotly_chart(map_figure(map_rows(b, positions), "B", axes=axes), key="map_b")

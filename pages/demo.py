@@ -8,24 +8,33 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.tuning.demo import prediction_demo
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import current_run, get_store, list_runs, run_data
-from nemori_ui.ui.tuning_widgets import run_demo_pair
+from nemori_ui.ui.jobs import follow, show_outcome
+from nemori_ui.ui.tuning_widgets import demo_pair, start_demo
 
 page_setup("Prediction-error demo", needs_run=False)
 st.markdown("Nemori predicts each episode from what it already knows and stores only what the "
             "prediction missed. Nemori-s stores everything it distils. Same transcript, same "
             "engine: the difference is what prediction saved.")
 
-pair = st.session_state.get("demo_runs")
-known = {r.id: r for r in list_runs()}
-if st.button("Run the demo on the bundled sample", type="primary", key="demo_button") \
-        or (pair and not all(i in known for i in pair)):
-    with st.spinner("running Nemori and Nemori-s on the sample (offline engine)"):
-        pair = run_demo_pair()
-    known = {r.id: r for r in list_runs()}
-if not pair:
+# rebuilt from the stored runs: a reload, another tab or a later visit runs nothing again
+pair = demo_pair()
+if pair is None:
+    asked = st.session_state.pop("demo_requested", False)
+    if st.button("Run the demo on the bundled sample", type="primary", key="demo_button") \
+            or asked:
+        st.caption("Nemori and Nemori-s on the sample, offline engine: a few seconds. The runs "
+                   "go on in the server if you leave the page.")
+        for job in start_demo():
+            follow(job)
+            if st.session_state.get("job_outcome", ("success",))[0] != "success":
+                show_outcome()      # a demo run stopped: say why, keep what finished
+                st.stop()
+        st.session_state.pop("job_outcome", None)
+        st.rerun()
     st.info("Press the button: both runs take a few seconds with the offline engine.")
     st.stop()
 
+known = {r.id: r for r in list_runs()}
 nemori, direct = run_data(known[pair[0]]), run_data(known[pair[1]])
 embedder = build_clients(PipelineConfig(), get_store()).embedder
 demo = prediction_demo(nemori, direct, embedder)
@@ -45,6 +54,16 @@ if not skipped.empty:
                                       "memory that predicted it", "score": "similarity",
                                       "message_id": "message", "episode_id": "episode"})
 st.dataframe(skipped, hide_index=True)
+if not skipped.empty:
+    fact_col = "fact, as said again"
+    c1, c2 = st.columns([5, 2], vertical_alignment="bottom")
+    pick = c1.selectbox("Skipped fact", range(len(skipped)), key="demo_fact",
+                        format_func=lambda i: f"{skipped.iloc[i][fact_col][:100]} · "
+                                              f"{skipped.iloc[i]['episode']}")
+    if c2.button("Show its episode on the Prediction error page", key="demo_open"):
+        st.session_state.run_id = pair[0]
+        st.session_state.pe_open = (pair[0], str(skipped.iloc[pick]["episode"]))
+        st.switch_page("pages/prediction_error.py")
 st.subheader("Surprising facts both kept")
 st.dataframe(pd.DataFrame(demo["kept_by_both"]), hide_index=True)
 current = current_run()

@@ -4,7 +4,6 @@ import streamlit as st
 
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import current_run, health as run_health, summary as run_figures
-from nemori_ui.ui.tuning_widgets import run_demo_pair
 
 data = page_setup("Nemori Inspector", needs_run=False)
 
@@ -20,10 +19,10 @@ c1.markdown("**1. Run** the bundled sample or upload a transcript (LoCoMo, LongM
             "chat JSON, JSONL, CSV or `Speaker: text` lines).")
 c2.markdown("**2. Follow the stages**: partitions, episodes, prediction error, knowledge.")
 c3.markdown("**3. Explore** the memory map, ask questions, and check calls and cost.")
-st.page_link("pages/run.py", label="Run the pipeline", icon="▶️")
+st.page_link("pages/run.py", label="Run the pipeline", icon=":material/play_arrow:")
 if st.button("Demo prediction error on the sample", key="overview_demo",
              help="Runs Nemori and Nemori-s on the bundled sample and shows them side by side"):
-    run_demo_pair()
+    st.session_state.demo_requested = True    # the demo page runs what is not stored yet
     st.switch_page("pages/demo.py")
 
 if data is not None:
@@ -45,4 +44,4 @@ if data is not None:
     elif soundness.calls:
         st.caption(f"All {soundness.calls} LLM calls answered; no fallback decisions.")
     st.page_link("pages/prediction_error.py", label="See where the memory was surprised",
-                 icon="🎯")
+                 icon=":material/track_changes:")

@@ -5,7 +5,8 @@ import streamlit as st
 from nemori_ui.core.views.episodes import episode_label
 from nemori_ui.core.views.prediction import (PREDICTED, SURPRISE_DEFINITION, admitted,
                                              comparison, evoked, line_decisions,
-                                             looked_similarities, most_surprising,
+                                             looked_similarities, most_predicted,
+                                             most_surprising,
                                              surprise_table)
 from nemori_ui.ui.episodic_charts import (clicked_episode, evoked_figure, insights_html,
                                           legend_html, prediction_html, raw_html, show_html,
@@ -41,8 +42,12 @@ if clicked != st.session_state.get(last_key):
     st.session_state[last_key] = clicked
     if clicked in options:
         st.session_state[key] = clicked
+opened = st.session_state.pop("pe_open", None)   # a link from another page: (run, episode)
+if opened and opened[0] == run and opened[1] in options:
+    st.session_state[key] = opened[1]
 if st.session_state.get(key) not in options:
-    st.session_state[key] = most_surprising(table)
+    # open where something was predicted: the page is about what prediction saved
+    st.session_state[key] = most_predicted(data, table) or most_surprising(table)
 
 st.subheader("Where the memory was surprised")
 st.plotly_chart(surprise_figure(table, st.session_state[key]), key=chart_key,
@@ -63,7 +68,7 @@ if not direct and not looked.empty and data.info.config.management == "native":
                    "embedder (MiniLM's is calibrated on LoCoMo questions; see the README); the "
                    "Tuning page shows what another τ would change.")
 
-chosen = st.selectbox("Episode (default: the most surprising)", options, key=key,
+chosen = st.selectbox("Episode (opens on the one whose prediction held the most)", options, key=key,
                       format_func=lambda i: episode_label(data, i))
 row = table[table["episode"] == chosen].iloc[0]
 comp = comparison(data, chosen)

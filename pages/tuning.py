@@ -4,20 +4,21 @@ import pandas as pd
 import streamlit as st
 
 from nemori_ui.core.clients import build_clients
-from nemori_ui.core.models import Conversation
-from nemori_ui.core.tuning.sweep import flat, parse_grid, points, run_point
+from nemori_ui.core.store.runs import stored_conversation
+from nemori_ui.core.tuning.sweep import best_point, flat, parse_grid, points, run_point
 from nemori_ui.core.tuning.whatif import first_changed_window, what_if_tau
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.state import clear_data_cache, get_store
-from nemori_ui.ui.tuning_widgets import FIGURES, line_plots, parallel, sibling_points
+from nemori_ui.ui.tuning_widgets import (FIGURES, figure_label, line_plots, parallel,
+                                         sibling_points)
 
 data = page_setup("Tuning")
 if data is None:
     st.stop()
 
-# the stored messages are the conversation: the original file need not be at hand
-conv = Conversation(id=data.info.conversation_id, messages=data.messages)
+# the stored messages and questions are the conversation: the file need not be at hand
+conv = stored_conversation(get_store(), data.run_id)
 sweeps, whatif = st.tabs(["Sweep", "What-if τ"])
 
 with sweeps:
@@ -47,21 +48,45 @@ with sweeps:
     if table.empty:
         st.info("No finished run of this conversation yet.")
     else:
+        has_recall = table["evidence_recall"].notna().any()
+        if not has_recall:
+            st.caption("No evidence recall: this conversation came without LoCoMo questions "
+                       "(or its runs were stored before questions were kept with a run).")
+        c1, c2 = st.columns(2)
+        metric = c1.selectbox("Best point by", FIGURES, format_func=figure_label,
+                              index=0 if has_recall else FIGURES.index("insights"),
+                              key="best_metric")
+        best = best_point(table, metric)
+        if best is not None:
+            row = table.loc[best]
+            c2.metric(f"Best {figure_label(metric)}", f"{row[metric]:g}",
+                      help=f"τ = {row['tau']:g}, w = {row['window']}, {row['variant']}; "
+                           f"run {row['run_id']}")
         st.subheader("Filter (brushing)")
         ranges, keep = {}, pd.Series(True, index=table.index)
         cols = st.columns(3)
-        for i, col in enumerate(["tau", "window", "insights"]):
-            lo, hi = float(table[col].min()), float(table[col].max())
+        for i, col in enumerate(["tau", "window", metric]):
+            values = table[col].dropna()
+            lo, hi = (float(values.min()), float(values.max())) if len(values) else (0.0, 0.0)
             if hi > lo:
-                chosen = cols[i].slider(col, lo, hi, (lo, hi), key=f"brush_{col}")
+                chosen = cols[i].slider(figure_label(col), lo, hi, (lo, hi), key=f"brush_{col}")
                 ranges[col] = chosen
                 keep &= table[col].between(*chosen)
-        st.plotly_chart(parallel(table, ranges), key="parcoords")
-        st.dataframe(table[keep], hide_index=True)
+        st.plotly_chart(parallel(table, ranges, metric), key="parcoords")
+        shown = table[keep]
+        st.dataframe(shown.style.apply(
+            lambda r: ["background-color: #fde68a" if r.name == best else "" for _ in r],
+            axis=1), hide_index=True,
+            column_config={"evidence_recall": st.column_config.NumberColumn(
+                "evidence recall@k", format="%.3f")})
+        st.caption("Sorted by τ, then w. Highlighted: the best point by the chosen figure "
+                   "(lowest for costs and conflicts, highest otherwise).")
         c1, c2 = st.columns(2)
         param = c1.selectbox("Parameter", [p for p in ("tau", "window", "variant") if p in table])
-        figure = c2.selectbox("Figure", FIGURES, index=FIGURES.index("insights"))
-        st.plotly_chart(line_plots(table[keep], param, figure), key="lines")
+        figure = c2.selectbox("Figure", FIGURES, index=FIGURES.index(metric),
+                              format_func=figure_label)
+        st.plotly_chart(line_plots(shown, param, figure, best if best in shown.index else None),
+                        key="lines")
 
 with whatif:
     st.caption("Which memories each episode would evoke at another τ, from the similarities "

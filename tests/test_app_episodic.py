@@ -95,13 +95,16 @@ def test_episodes_show_cards_filters_and_a_merge_side_by_side(sample_home):
         assert narrative in texts(at)
 
 
-def test_prediction_error_opens_on_the_most_surprising_episode(sample_home):
+def test_prediction_error_opens_on_an_episode_where_something_was_predicted(sample_home):
     data = sample_home
     table = pr.surprise_table(data)
     at = page("prediction_error", data.run_id).run()
     assert not at.exception
     chooser = at.selectbox(key=f"pe_episode_{data.run_id}")
-    assert chooser.value == pr.most_surprising(table)
+    row = table[table["episode"] == chooser.value].iloc[0]
+    assert row["covered"] == table["covered"].max() > 0, "opened where nothing was predicted"
+    assert [m.value for m in at.metric if m.label == "Predicted, not stored"] == [
+        str(row["covered"])]
     assert pr.SURPRISE_DEFINITION in captions(at)
     assert f"τ = {data.info.config.tau:.2f}" in captions(at)
     html = markdown(at)

@@ -173,6 +173,18 @@ def test_surprise_is_insights_per_raw_message_for_every_distilled_episode(data):
     assert pr.most_surprising(table.iloc[0:0]) is None
 
 
+def test_the_page_opens_where_the_prediction_held_the_most(data):
+    table = pr.surprise_table(data)
+    eid = pr.most_predicted(data, table)
+    assert table.set_index("episode").loc[eid, "covered"] == table["covered"].max() > 0
+    # a model reports no covered statements: then the first episode with a prediction
+    bare = table.assign(covered=0)
+    first = next(e.payload["episode_id"] for e in sorted(data.stage("distill"),
+                                                          key=lambda e: e.seq)
+                 if e.payload.get("prediction"))
+    assert pr.most_predicted(data, bare) == first
+
+
 def test_evoked_memories_pass_only_above_tau(data):
     looked = [e for e in data.stage("anticipate") if e.payload["evoked"]]
     assert looked
@@ -230,6 +242,7 @@ def test_nemori_s_has_no_prediction_to_compare(direct_data):
     table = pr.surprise_table(direct_data)
     assert not table.empty and (table["mode"] == "direct").all()
     eid = pr.most_surprising(table)
+    assert pr.most_predicted(direct_data, table) is None, "Nemori-s predicts nothing"
     assert pr.evoked(direct_data, eid) is None
     comp = pr.comparison(direct_data, eid)
     assert comp["mode"] == "direct" and comp["prediction_lines"] == []

@@ -11,22 +11,23 @@ from .safe import md_escape
 from .resume import resume_button
 from .state import current_run, health, init_state, list_runs, run_data
 
-# (file, title, icon, section): the sections group the navigation so every page stays in view
+# (file, title, icon, section): the sections group the navigation so every page stays in view;
+# Material icons, which ship with Streamlit (emoji draw as boxes without an emoji font)
 PAGES = [
-    ("pages/overview.py", "Overview", "🏠", "Start"),
-    ("pages/run.py", "Run", "▶️", "Start"),
-    ("pages/demo.py", "Prediction demo", "🎬", "Start"),
-    ("pages/partitions.py", "Partitions", "🧩", "Stages"),
-    ("pages/episodes.py", "Episodes", "📖", "Stages"),
-    ("pages/prediction_error.py", "Prediction error", "🎯", "Stages"),
-    ("pages/knowledge.py", "Knowledge", "🧠", "Stages"),
-    ("pages/memory_map.py", "Memory map", "🗺️", "Explore"),
-    ("pages/ask.py", "Ask", "💬", "Explore"),
-    ("pages/timeline.py", "Memory over time", "⏱️", "Explore"),
-    ("pages/calls.py", "Calls and cost", "🧾", "Explore"),
-    ("pages/tuning.py", "Tuning", "🎛️", "Research"),
-    ("pages/compare.py", "Compare runs", "⚖️", "Research"),
-    ("pages/evaluation.py", "Evaluation", "📊", "Research"),
+    ("pages/overview.py", "Overview", ":material/home:", "Start"),
+    ("pages/run.py", "Run", ":material/play_arrow:", "Start"),
+    ("pages/demo.py", "Prediction demo", ":material/slideshow:", "Start"),
+    ("pages/partitions.py", "Partitions", ":material/view_week:", "Stages"),
+    ("pages/episodes.py", "Episodes", ":material/auto_stories:", "Stages"),
+    ("pages/prediction_error.py", "Prediction error", ":material/track_changes:", "Stages"),
+    ("pages/knowledge.py", "Knowledge", ":material/psychology:", "Stages"),
+    ("pages/memory_map.py", "Memory map", ":material/scatter_plot:", "Explore"),
+    ("pages/ask.py", "Ask", ":material/chat:", "Explore"),
+    ("pages/timeline.py", "Memory over time", ":material/timeline:", "Explore"),
+    ("pages/calls.py", "Calls and cost", ":material/receipt_long:", "Explore"),
+    ("pages/tuning.py", "Tuning", ":material/tune:", "Research"),
+    ("pages/compare.py", "Compare runs", ":material/compare_arrows:", "Research"),
+    ("pages/evaluation.py", "Evaluation", ":material/bar_chart:", "Research"),
 ]
 
 
@@ -71,7 +72,7 @@ def picker_labels(listed: list[runs.RunInfo]) -> list[str]:
 
 def run_page_link() -> None:
     try:
-        st.page_link("pages/run.py", label="Go to the Run page", icon="▶️")
+        st.page_link("pages/run.py", label="Go to the Run page", icon=":material/play_arrow:")
     except Exception:  # a page opened without the router has no page registry to link into
         st.caption("Open the Run page from the navigation.")
 
@@ -84,7 +85,8 @@ def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True) ->
     """Every page starts here, so any page also works when opened on its own."""
     # again here, not only in app.py: a page opened by its URL before the router has run
     # would otherwise render narrow, under Streamlit's default title
-    st.set_page_config(page_title=f"{title} · Nemori Inspector", page_icon="🧠", layout="wide")
+    st.set_page_config(page_title=f"{title} · Nemori Inspector", page_icon=":material/psychology:",
+                       layout="wide")
     init_state()
     sidebar()
     st.title(title)

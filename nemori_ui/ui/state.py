@@ -12,12 +12,13 @@ from pathlib import Path
 
 import streamlit as st
 
+from ..core.clients import build_embedder
 from ..core.config import PipelineConfig
 from ..core.store import Store, default_home, open_store
 from ..core.store import runs
 from ..core.store.health import RunHealth, run_health
 from ..core.summary import run_summary
-from ..core.tuning.sweep import point_figures
+from ..core.tuning.sweep import point_figures, stored_recall
 from ..core.views.run_data import RunData, load_run_data
 
 DEFAULTS = {
@@ -118,7 +119,14 @@ def summary(info: runs.RunInfo) -> dict:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _point(home_path: str, run_id: str, stamp: str) -> dict:
-    return point_figures(_store_for(home_path), run_id)
+    store = _store_for(home_path)
+    point = point_figures(store, run_id)
+    config = runs.get_run(store, run_id).config
+    # evidence recall embeds the stored questions: offline with MiniLM (and cached by content);
+    # with a paid embedder only a sweep run from the Tuning page or the CLI reports it
+    if config.embedder == "minilm":
+        point["qa"] = stored_recall(store, run_id, build_embedder(config, store))
+    return point
 
 
 def sweep_point(info: runs.RunInfo) -> dict:

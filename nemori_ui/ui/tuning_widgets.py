@@ -11,46 +11,73 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ..core.clients import build_clients
-from ..core.config import PipelineConfig
-from ..core.pipeline.runner import run_windows, start_run
+from ..core.jobs import Job
+from ..core.pipeline.runner import start_run
 from ..core.projection import pca_basis, pca_project
 from ..core.store import runs
 from ..core.transcripts import load_transcript
-from ..core.tuning.sweep import flat
+from ..core.tuning.demo import VARIANTS, demo_config, stored_demo_runs
+from ..core.tuning.sweep import flat, sorted_points
 from ..core.views.run_data import RunData
+from .jobs import start_job
 from .safe import html_text
-from .state import clear_data_cache, get_store, list_runs, sweep_point
+from .state import get_store, list_runs, sweep_point
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample_conversation.txt"
-FIGURES = ["episodes", "integrated", "insights", "active_memories", "merges", "conflicts",
-           "stored_tokens", "calls_made", "calls_reused"]
+FIGURES = ["evidence_recall", "episodes", "integrated", "insights", "active_memories", "merges",
+           "conflicts", "stored_tokens", "calls_made", "calls_reused"]
 
 
 def sibling_points(info: runs.RunInfo) -> pd.DataFrame:
-    """Every finished run of the same conversation is a point of one big sweep."""
+    """Every finished run of the same conversation is a point of one big sweep, sorted by τ
+    then w."""
     same = [r for r in list_runs() if r.conversation_id == info.conversation_id
             and r.source == info.source and r.status == "done"]
-    return pd.DataFrame([flat(sweep_point(r)) for r in same])
+    return sorted_points(pd.DataFrame([flat(sweep_point(r)) for r in same]))
 
 
-def line_plots(frame: pd.DataFrame, param: str, figure: str) -> go.Figure:
+def figure_label(name: str) -> str:
+    return "evidence recall@k" if name == "evidence_recall" else name.replace("_", " ")
+
+
+def span(values: pd.Series) -> list[float]:
+    """An axis range that spans the data; a constant gets a small margin around itself."""
+    lo, hi = float(values.min()), float(values.max())
+    if hi > lo:
+        return [lo, hi]
+    pad = abs(lo) * 0.05 or 0.5
+    return [lo - pad, hi + pad]
+
+
+def line_plots(frame: pd.DataFrame, param: str, figure: str, best: int | None = None
+               ) -> go.Figure:
     data = frame.sort_values(param)
     colour = "variant" if frame["variant"].nunique() > 1 and param != "variant" else None
-    return px.line(data, x=param, y=figure, color=colour, markers=True,
-                   title=f"{figure.replace('_', ' ')} against {param}")
+    fig = px.line(data, x=param, y=figure, color=colour, markers=True,
+                  title=f"{figure_label(figure)} against {param}",
+                  labels={figure: figure_label(figure)})
+    if best is not None and best in frame.index and pd.notna(frame.loc[best, figure]):
+        fig.add_scatter(x=[frame.loc[best, param]], y=[frame.loc[best, figure]], mode="markers",
+                        name="best point", marker={"size": 16, "symbol": "star",
+                                                   "color": "#d62728"})
+    if frame[figure].notna().any():
+        fig.update_yaxes(range=span(frame[figure].dropna()))
+    return fig
 
 
-def parallel(frame: pd.DataFrame, ranges: dict[str, tuple]) -> go.Figure:
+def parallel(frame: pd.DataFrame, ranges: dict[str, tuple], colour: str = "insights"
+             ) -> go.Figure:
     dims = []
     for col in ["tau", "window", *FIGURES]:
-        if col in frame and frame[col].nunique() >= 1:
-            lo, hi = float(frame[col].min()), float(frame[col].max())
-            dim = {"label": col.replace("_", " "), "values": frame[col],
-                   "range": [lo, hi if hi > lo else lo + 1]}
+        if col in frame and frame[col].notna().all():
+            dim = {"label": figure_label(col), "values": frame[col], "range": span(frame[col])}
             if col in ranges:
                 dim["constraintrange"] = list(ranges[col])
             dims.append(dim)
-    fig = go.Figure(go.Parcoords(line={"color": frame["insights"], "colorscale": "Viridis"},
+    shade = colour if colour in frame and frame[colour].notna().all() else "insights"
+    fig = go.Figure(go.Parcoords(line={"color": frame[shade], "colorscale": "Viridis",
+                                       "showscale": True,
+                                       "colorbar": {"title": figure_label(shade)}},
                                  dimensions=dims))
     fig.update_layout(height=380, margin={"l": 40, "r": 40, "t": 40, "b": 20})
     return fig
@@ -68,7 +95,9 @@ def stable_positions(datas: list[RunData]) -> dict[tuple[str, str], tuple[float,
     return {(r, i): (float(p[0]), float(p[1])) for (r, i, _), p in zip(items, xy)}
 
 
-def map_figure(rows: list[dict], title: str, colour: str = "kind") -> go.Figure:
+def map_figure(rows: list[dict], title: str, colour: str = "kind",
+               axes: tuple[list[float], list[float]] | None = None) -> go.Figure:
+    """`axes` (x range, y range) fixes the view, so two maps side by side share their axes."""
     frame = pd.DataFrame(rows)
     if frame.empty:
         return go.Figure().update_layout(title=title + " (empty)", height=420)
@@ -76,7 +105,23 @@ def map_figure(rows: list[dict], title: str, colour: str = "kind") -> go.Figure:
     fig = px.scatter(frame, x="x", y="y", color=colour, hover_name="id",
                      hover_data={"hover": True, "x": False, "y": False}, title=title)
     fig.update_layout(height=420, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    if axes:
+        fig.update_xaxes(range=axes[0])
+        fig.update_yaxes(range=axes[1])
     return fig
+
+
+def shared_axes(positions: dict) -> tuple[list[float], list[float]] | None:
+    """One x and one y range holding every position, with a margin."""
+    if not positions:
+        return None
+    xs, ys = zip(*positions.values())
+    out = []
+    for values in (xs, ys):
+        lo, hi = min(values), max(values)
+        pad = (hi - lo) * 0.05 or 0.5
+        out.append([lo - pad, hi + pad])
+    return out[0], out[1]
 
 
 def map_rows(data: RunData, positions: dict, keep: set[str] | None = None) -> list[dict]:
@@ -92,20 +137,29 @@ def map_rows(data: RunData, positions: dict, keep: set[str] | None = None) -> li
     return rows
 
 
-def run_demo_pair() -> tuple[str, str]:
-    """Nemori and Nemori-s on the bundled sample with the offline engine (a few seconds)."""
-    store = get_store()
+def sample_conversation():
     transcript = load_transcript(SAMPLE)
-    conv = transcript.conversations[0]
-    ids = []
-    for variant in ("nemori", "nemori-s"):
-        config = PipelineConfig(variant=variant)
+    return transcript, transcript.conversations[0]
+
+
+def demo_pair() -> tuple[str, str] | None:
+    """(Nemori run, Nemori-s run) of the demo, from the store; None until both have finished."""
+    found = stored_demo_runs(get_store(), sample_conversation()[1], SAMPLE.name)
+    return (found["nemori"], found["nemori-s"]) if len(found) == len(VARIANTS) else None
+
+
+def start_demo() -> list[Job]:
+    """Jobs for the demo runs not stored yet; an unfinished one is continued, not doubled."""
+    store = get_store()
+    transcript, conv = sample_conversation()
+    found = stored_demo_runs(store, conv, SAMPLE.name)
+    jobs = []
+    for variant in VARIANTS:
+        if variant in found:
+            continue
+        config = demo_config(variant)
         clients = build_clients(config, store)
         run_id = start_run(store, conv, config, clients, source=SAMPLE.name,
                            fmt=transcript.format, name=f"demo · {variant}")
-        if runs.get_run(store, run_id).status != "done":
-            run_windows(store, run_id, clients)
-        ids.append(run_id)
-    clear_data_cache()
-    st.session_state.demo_runs = tuple(ids)
-    return ids[0], ids[1]
+        jobs.append(start_job(run_id, clients))
+    return jobs

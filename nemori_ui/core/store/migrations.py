@@ -147,4 +147,9 @@ MIGRATIONS: list[tuple[int, str]] = [
     CREATE INDEX call_log_by_run ON call_log(run_id);
     CREATE INDEX call_log_by_eval ON call_log(eval_id)
     """),
+    # 5: the questions a conversation came with (LoCoMo's qa list), so a sweep point of any run
+    # reports evidence recall@k without the original file at hand. NULL: none, or stored before.
+    (5, """
+    ALTER TABLE runs ADD COLUMN questions_json TEXT
+    """),
 ]

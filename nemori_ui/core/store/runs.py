@@ -57,10 +57,11 @@ def create_run(store: Store, conv: Conversation, config: PipelineConfig, *, sour
         conn.execute(
             "INSERT INTO runs (id, name, created_at, updated_at, status, source, format, "
             "conversation_id, config_json, fingerprint, decider, windows_total, content_hash, "
-            "owner) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "owner, questions_json) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, name or f"{conv.id} · {config.variant} · τ={config.tau:g} · w={config.window}",
              stamp, stamp, source, fmt, conv.id, config.model_dump_json(), config.fingerprint(),
-             decider, windows_total, content_hash(conv.messages), this_process()))
+             decider, windows_total, content_hash(conv.messages), this_process(),
+             _questions(conv)))
         conn.executemany(
             "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, m.id, i, m.speaker, m.role, m.text,
@@ -69,8 +70,25 @@ def create_run(store: Store, conv: Conversation, config: PipelineConfig, *, sour
     return run_id
 
 
+def _questions(conv: Conversation) -> str | None:
+    qa = conv.extra.get("qa")
+    return json.dumps(qa) if isinstance(qa, list) and qa else None
+
+
+def stored_conversation(store: Store, run_id: str) -> Conversation:
+    """The run's conversation as stored: its messages and the questions it came with."""
+    from .records import load_messages
+    rows = store.query("SELECT conversation_id, questions_json FROM runs WHERE id = ?", (run_id,))
+    if not rows:
+        raise KeyError(f"no run '{run_id}' in {store.path}")
+    extra = {"qa": json.loads(rows[0]["questions_json"])} if rows[0]["questions_json"] else {}
+    return Conversation(id=rows[0]["conversation_id"], messages=load_messages(store, run_id),
+                        extra=extra)
+
+
 def _info(row) -> RunInfo:
     data = dict(row)
+    data.pop("questions_json", None)
     data["config"] = PipelineConfig.from_stored(data.pop("config_json"))
     if data["status"] == "running" and owner_gone(data.get("owner")):
         # its process was killed before it could say so: the run waits to be resumed

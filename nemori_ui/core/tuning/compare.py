@@ -92,3 +92,13 @@ def compare_runs(a: RunData, b: RunData, summary_a: dict, summary_b: dict) -> di
             "deltas": deltas,
             "identical": not any(deltas.values()) and not any(
                 knowledge[k] for k in ("reworded", "contradicted", "only_a", "only_b"))}
+
+
+def partner_runs(runs_listed, run_id: str, hash_of) -> list[str]:
+    """Other runs of the very conversation `run_id` ran on (same id, same messages), newest
+    first: the runs whose partitions and knowledge can be compared with it."""
+    by_id = {r.id: r for r in runs_listed}
+    me = by_id[run_id]
+    mine = hash_of(run_id)
+    return [r.id for r in runs_listed if r.id != run_id
+            and r.conversation_id == me.conversation_id and hash_of(r.id) == mine]

@@ -4,10 +4,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config import PipelineConfig
+from ..models import Conversation
 from ..retrieval import count_tokens
+from ..store import Store, runs
 from ..views.run_data import RunData
 
 MATCH = 0.80
+VARIANTS = ("nemori", "nemori-s")
+
+
+def demo_config(variant: str) -> PipelineConfig:
+    """The demo's settings: the defaults, with or without prediction."""
+    return PipelineConfig(variant=variant)
+
+
+def stored_demo_runs(store: Store, conv: Conversation, source: str) -> dict[str, str]:
+    """The newest finished run of each demo variant on this very conversation, by variant: the
+    demo is rebuilt from these, so a reload (or a second visitor) runs nothing again."""
+    wanted = runs.content_hash(conv.messages)
+    found = {}
+    for variant in VARIANTS:
+        rows = store.query(
+            "SELECT id FROM runs WHERE conversation_id = ? AND source = ? AND fingerprint = ? "
+            "AND status = 'done' ORDER BY created_at DESC, id DESC",
+            (conv.id, source, demo_config(variant).fingerprint()))
+        match = next((r["id"] for r in rows if runs.stored_hash(store, r["id"]) == wanted), None)
+        if match:
+            found[variant] = match
+    return found
 
 
 def _insights(data: RunData) -> list[dict]:

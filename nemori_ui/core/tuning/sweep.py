@@ -77,6 +77,34 @@ def point_figures(store: Store, run_id: str) -> dict:
                     "output_tokens": summary["llm"]["output_tokens"]}}
 
 
+def stored_recall(store: Store, run_id: str, embedder) -> dict | None:
+    """Evidence recall@k of a finished run, from the questions stored with it (None without)."""
+    conv = runs.stored_conversation(store, run_id)
+    return evidence_recall(store, run_id, conv, embedder, runs.get_run(store, run_id).config.k)
+
+
+ORDER = ["tau", "window", "variant", "management", "k_e", "k_s", "k_m"]
+LOWER_IS_BETTER = {"stored_tokens", "stored_chars", "calls_made", "input_tokens", "conflicts"}
+
+
+def sorted_points(frame):
+    """A sweep table in reading order: by τ, then w, then the other parameters."""
+    keys = [c for c in ORDER if c in frame]
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True) if keys else frame
+
+
+def best_point(frame, metric: str) -> int | None:
+    """The row index of the best point by `metric` (lowest for costs, highest otherwise); the
+    first in table order wins a tie; None when no point has a value."""
+    if metric not in frame:
+        return None
+    values = frame[metric].dropna()
+    if values.empty:
+        return None
+    best = values.min() if metric in LOWER_IS_BETTER else values.max()
+    return int(values[values == best].index[0])
+
+
 def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
               source: str, fmt: str) -> dict:
     started = time.perf_counter()

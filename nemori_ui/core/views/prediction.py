@@ -71,6 +71,20 @@ def most_surprising(table: pd.DataFrame) -> str | None:
     return str(ranked.iloc[0]["episode"])
 
 
+def most_predicted(data: RunData, table: pd.DataFrame) -> str | None:
+    """The episode to open on: where the prediction held the most (the offline engine counts
+    the statements it held), else the first with a prediction at all; None when nothing was
+    predicted (Nemori-s, or a memory that never evoked anything)."""
+    held = table[table["covered"] > 0]
+    if not held.empty:
+        return str(held.sort_values(["covered", "order"], ascending=[False, True])
+                   .iloc[0]["episode"])
+    for ev in _distill_events(data):
+        if ev.payload.get("prediction"):
+            return str(ev.payload.get("episode_id"))
+    return None
+
+
 def evoked(data: RunData, episode_id: str) -> dict | None:
     """What the episode's cue called up from semantic memory, against τ. None in Nemori-s."""
     ev = _event_for(data, "anticipate", episode_id)
