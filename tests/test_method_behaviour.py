@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from nemori_ui.core.config import PipelineConfig
-from nemori_ui.core.models import Message
+from nemori_ui.core.models import Episode, Message, SemanticMemory
 from nemori_ui.core.pipeline.events import EventLog
 from nemori_ui.core.pipeline.semantic import anticipate_and_distill
 from nemori_ui.core.pipeline.state import MemoryState
-from nemori_ui.core.models import Episode, SemanticMemory
-from nemori_ui.core.store import open_store, records
+from nemori_ui.core.store import open_store
 from nemori_ui.core.summary import run_summary
 from nemori_ui.core.views.run_data import load_run_data
 

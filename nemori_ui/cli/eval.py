@@ -47,7 +47,8 @@ def _common(p) -> None:
     p.add_argument("--k", type=int, default=10, help="retrieved narratives k (default 10)")
     p.add_argument("--window", type=int, default=20, help="window length w (default 20)")
     p.add_argument("--tau", type=float, default=None,
-                   help="similarity threshold τ (default: the embedder's, 0.57 MiniLM, 0.70 text-embedding-3-small)")
+                   help="similarity threshold τ (default: the embedder's; 0.57 MiniLM, "
+                        "0.70 text-embedding-3-small)")
     p.add_argument("--limit", type=int, help="only the first N questions of each conversation")
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--csv", help="also write the per-question results to this CSV file")

@@ -25,7 +25,8 @@ def add_parser(sub) -> None:
     p.add_argument("--embedder", choices=["minilm", "openai"], default="minilm")
     p.add_argument("--window", type=int, default=20, help="window length w (default 20)")
     p.add_argument("--tau", type=float, default=None,
-                   help="similarity threshold τ (default: the embedder's, 0.57 MiniLM, 0.70 text-embedding-3-small)")
+                   help="similarity threshold τ (default: the embedder's; 0.57 MiniLM, "
+                        "0.70 text-embedding-3-small)")
     p.add_argument("--k-e", type=int, default=5, help="integration candidates K_e (default 5)")
     p.add_argument("--k-s", type=int, default=10, help="evoked memories K_s (default 10)")
     p.add_argument("--k-m", type=int, default=5, help="consolidation candidates K_m (default 5)")

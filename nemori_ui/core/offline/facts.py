@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .phatic import IDIOMS
-from .resolve import _PAST
+from .resolve import PAST_FORMS
 from .text import MONTHS, NUMBER_WORDS, STOPWORDS, body, quantities, words
 
 NEGATIONS = frozenset("""not no never cannot can't don't doesn't didn't isn't wasn't aren't
@@ -49,7 +49,8 @@ FAMILIES = {
                     "engaged divorced single",
     "schedule": "shift shifts schedule rota",
 }
-_MONTH_NAMES = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTH_NAMES = ("January|February|March|April|May|June|July|August|September|October|November|"
+                "December")
 _MOVED_HOME = re.compile(r"\bmov(?:ed|ing|e)? (?:(?:to|into) (?!(?:" + _MONTH_NAMES + r")\b)[A-Z]|"
                          r"(?:house|home|in with|out)\b)")
 
@@ -156,8 +157,9 @@ def change_cue(statement: str) -> str | None:
 
 def _past_event(statement: str) -> bool:
     said = body(statement)
-    return any(w.lower() in _PAST or (w.lower().endswith("ed") and not w.lower().endswith("eed"))
-               for w in words(said)) and not PLAN.search(said)
+    past = any(w.lower() in PAST_FORMS or (w.lower().endswith("ed") and not w.lower().endswith("eed"))
+               for w in words(said))
+    return past and not PLAN.search(said)
 
 
 def _dates(statement: str) -> set[str]:

@@ -74,7 +74,8 @@ def _clauses(messages: list[Message]) -> list[tuple[int, str]]:
     return pending
 
 
-def read_episodes(episodes: list[list[Message]], classifier: PhaticClassifier) -> list[list[Clause]]:
+def read_episodes(episodes: list[list[Message]],
+                  classifier: PhaticClassifier) -> list[list[Clause]]:
     """Every clause of each episode with its knowledge-or-talk decision and, for knowledge,
     the statement it makes and that statement's vector. Episodes are read together so the
     embedder sees two large batches rather than two small ones per episode.
@@ -152,7 +153,8 @@ def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, floa
                                             or score >= limits.duplicate_sim):
             merges.append((idx, f"{memory.id} ({score:.2f})"))
     if conflicts:
-        return "conflict", [i for i, _ in conflicts], "contradicts " + "; ".join(r for _, r in conflicts)
+        return ("conflict", [i for i, _ in conflicts],
+                "contradicts " + "; ".join(r for _, r in conflicts))
     if merges:
         return "merge", [i for i, _ in merges], "same fact as " + ", ".join(r for _, r in merges)
     best = max((s for _, s in candidates), default=0.0)

@@ -102,7 +102,8 @@ class PhaticClassifier:
             out.append(LineDecision(
                 PHATIC_KIND if talk else KNOWLEDGE_KIND,
                 f"classifier: nearer {'talk' if talk else 'facts'} "
-                f"({float(s):+.2f}{', has names/numbers' if specific else ''})", round(float(s), 4)))
+                f"({float(s):+.2f}{', has names/numbers' if specific else ''})",
+                round(float(s), 4)))
         return out
 
     def decide(self, clauses: list[str]) -> list[LineDecision]:

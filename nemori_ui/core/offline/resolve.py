@@ -19,7 +19,9 @@ _OPENER = re.compile(
     r"^(?:(?:oh|ah|wow|yes|yeah|yep|no|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
     r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|right|indeed|true|also|plus|and|but|"
     r"by the way|btw|you know|i mean|to be honest|thanks|thank you|aw|aww|omg|cool|nice|great|"
-    r"awesome|sounds good|good|fun|exactly|agreed|same|perfect|then|alright|all right|ha|hah|hmm|um|uh|wait|look|listen|guess what|oh man|man|dude|gosh|whoa|yay|big news|good news|news|update|fun fact)\b[\s,!.:;-]*)+", re.I)
+    r"awesome|sounds good|good|fun|exactly|agreed|same|perfect|then|alright|all right|ha|hah|"
+    r"hmm|um|uh|wait|look|listen|guess what|oh man|man|dude|gosh|whoa|yay|big news|good news|"
+    r"news|update|fun fact)\b[\s,!.:;-]*)+", re.I)
 
 _MODALS = frozenset("can could will would shall should may might must cannot can't couldn't "
                     "won't wouldn't shouldn't didn't wasn't".split())
@@ -28,7 +30,7 @@ actually already even only recently totally definitely absolutely mostly truly h
 especially sort kinda literally basically probably almost hardly seriously now then
 currently""".split())
 # common irregular past forms: a past verb after "I" keeps its form ("I went" → "Maya went")
-_PAST = frozenset("""was were had did went got saw made took came ate bought found felt said told
+PAST_FORMS = frozenset("""was were had did went got saw made took came ate bought found felt said told
 thought knew left met ran began gave kept lost paid put read sent sat slept spent stood taught won
 wrote brought built caught chose drove drank fell flew forgot grew heard held hurt lent let meant
 rode rang rose sang sold shot shut spoke stole swam threw understood woke wore became began bit
@@ -101,7 +103,7 @@ def third_person(verb: str) -> str:
 
 def _is_present(word: str) -> bool:
     low = word.lower()
-    if low in _MODALS or low in _PAST or "'" in low and low not in _IRREGULAR_3RD:
+    if low in _MODALS or low in PAST_FORMS or "'" in low and low not in _IRREGULAR_3RD:
         return False
     if low.endswith("ed") and not low.endswith("eed"):
         return False
