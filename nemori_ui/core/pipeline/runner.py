@@ -22,6 +22,7 @@ from .episodic import build_episode, integrate_episode, make_windows, narrate_ra
 from .events import EventLog
 from .semantic import anticipate_and_distill, consolidate
 from .state import MemoryState
+from .windows import stored_windows
 
 STAGES = ("partition", "narrate", "integrate", "anticipate", "distill", "consolidate")
 
@@ -69,13 +70,14 @@ def start_run(store: Store, conv: Conversation, config: PipelineConfig, clients:
 
 def run_windows(store: Store, run_id: str, clients: Clients, *,
                 progress: Callable[[Progress], None] | None = None,
-                stop_after: int | None = None) -> None:
-    """Process the run's remaining windows. `stop_after` ends early (tests of resume)."""
+                stop_after: int | None = None, flush: bool = True) -> None:
+    """Process the run's remaining windows. `stop_after` ends early (tests of resume).
+    Without `flush` a partial last window stays pending until more messages fill it."""
     info = runs.get_run(store, run_id)
     config = info.config
     messages = records.load_messages(store, run_id)
     by_id = {m.id: m for m in messages}
-    windows = make_windows(messages, config.window)
+    windows = stored_windows(store, run_id, messages, config.window, flush=flush)
     state = MemoryState.restore(clients.embedder.dim, records.load_episodes(store, run_id),
                                 records.load_memories(store, run_id), index_kind=config.index)
     clients.drain_calls()  # calls made before this run started belong to nobody's window

@@ -152,4 +152,27 @@ MIGRATIONS: list[tuple[int, str]] = [
     (5, """
     ALTER TABLE runs ADD COLUMN questions_json TEXT
     """),
+    # 6: messages added to a run after it was created (append, the Python API). `appends`
+    # records where each addition started, so the pages can show it; `window_cuts` holds the
+    # message counts at which a window was closed before it was full (a flush, or the end of
+    # a `run`), so that messages added later are windowed after the cut, never into a window
+    # already processed.
+    (6, """
+    CREATE TABLE appends (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        first_idx INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        first_window INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    );
+    CREATE TABLE window_cuts (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (run_id, at)
+    )
+    """),
 ]

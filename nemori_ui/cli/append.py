@@ -1,0 +1,63 @@
+"""`append RUN_ID FILE`: continue a stored run with the messages of another transcript.
+
+They are processed as if they had come at the end of the run's transcript: the next message
+ids, the next sessions, the same settings; a partial last window is processed at the end, as
+`run` does. Run the same command again after an interruption and it continues the append
+instead of adding the messages twice.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..core.clients import build_clients
+from ..core.pipeline.append import append_transcript, unfinished_append
+from ..core.pipeline.runner import run_windows
+from ..core.store import runs
+from ..core.summary import run_summary
+from ..core.transcripts import load_transcript
+from .common import TerminalProgress, add_home, notice, print_json, store_from
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("append", help="continue a stored run with the messages of a transcript")
+    p.add_argument("run_id")
+    p.add_argument("file")
+    p.add_argument("--format", help="transcript format (default: detected)")
+    p.add_argument("--conversation", help="conversation id (default: the first)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_home(p)
+
+
+def run(args) -> int:
+    store = store_from(args)
+    info = runs.get_run(store, args.run_id)
+    transcript = load_transcript(args.file, format=args.format)
+    conv = transcript.conversation(args.conversation)
+    if args.conversation is None and len(transcript.conversations) > 1:
+        print(f"{args.file} holds {len(transcript.conversations)} conversations; appending the "
+              f"first, '{conv.id}' (choose with --conversation)", file=sys.stderr)
+    clients = build_clients(info.config, store, notice=notice)
+    try:
+        record = unfinished_append(store, info.id, conv.messages)
+        if record is not None:
+            print(f"note: continuing append {record.seq} of these messages to run {info.id}, "
+                  "which was interrupted", file=sys.stderr)
+            run_windows(store, info.id, clients, progress=TerminalProgress())
+        else:
+            record = append_transcript(store, info.id, conv.messages, clients,
+                                       source=str(args.file), progress=TerminalProgress())
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the same command, or `python -m nemori_ui resume {info.id}`, "
+              "continues it", file=sys.stderr)
+        return 130
+    summary = run_summary(store, info.id)
+    summary["append"] = record.model_dump()
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"run {info.id}: appended {record.count} messages from {args.file} as "
+              f"{record.first_message_id} onwards (from window {record.first_window + 1}); "
+              f"{summary['messages']} messages, {summary['windows']} windows → "
+              f"{summary['episodes']} episodes, {summary['semantic_memories']} memories")
+    return 0

@@ -1,0 +1,46 @@
+"""Where a run's windows begin and end once messages can arrive after it was created.
+
+The buffer fills to w messages and is partitioned; a flush (or the end of a `run`) closes it
+early and is recorded as a cut, so the next window starts after the cut. Without cuts this is
+the fixed chunking of `make_windows`, so runs stored before appends existed keep their windows.
+"""
+
+from __future__ import annotations
+
+from ..models import Message
+from ..store import Store
+from ..store import appends
+
+
+def window_spans(n: int, w: int, cuts: list[int], *, flush: bool) -> list[tuple[int, int]]:
+    """(start, end) of each window over n messages; a last window shorter than w is a window
+    only when `flush` (otherwise its messages are the pending buffer)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for edge in sorted({c for c in cuts if 0 < c < n} | {n}):
+        while start < edge:
+            end = min(start + w, edge)
+            if end - start < w and edge == n and not flush and n not in cuts:
+                return spans
+            spans.append((start, end))
+            start = end
+    return spans
+
+
+def pending_count(n: int, w: int, cuts: list[int]) -> int:
+    """Messages waiting in the buffer: after the last window, not yet partitioned."""
+    spans = window_spans(n, w, cuts, flush=False)
+    return n - (spans[-1][1] if spans else 0)
+
+
+def stored_windows(store: Store, run_id: str, messages: list[Message], w: int, *,
+                   flush: bool) -> list[list[Message]]:
+    """The run's windows; with `flush` a partial last window is closed (and the cut recorded,
+    so it stays a window whatever is added later). Keeps the run's window count current."""
+    cuts = appends.load_cuts(store, run_id)
+    if flush and pending_count(len(messages), w, cuts):
+        appends.add_cut(store, run_id, len(messages))
+        cuts.append(len(messages))
+    spans = window_spans(len(messages), w, cuts, flush=flush)
+    appends.set_windows_total(store, run_id, len(spans))
+    return [messages[a:b] for a, b in spans]
