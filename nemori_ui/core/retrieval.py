@@ -56,11 +56,13 @@ def load_state(store: Store, run_id: str, dim: int) -> MemoryState:
 
 def retrieve(question: str, question_vec: np.ndarray, state: MemoryState,
              messages: dict[str, Message], config: PipelineConfig, *, episodic: bool = True,
-             semantic: bool = True, raw: bool = True, stamped: bool | None = None) -> Retrieval:
-    """Top-k narratives, top-m memories and the raw messages of the top-r episodes."""
+             semantic: bool = True, raw: bool = True, stamped: bool | None = None,
+             m: int | None = None) -> Retrieval:
+    """Top-k narratives, top-m memories (m = 2k unless given) and the raw messages of the
+    top-r episodes."""
     stamped = stamped_context(config) if stamped is None else stamped
     eps = state.search_episodes(question_vec, config.k) if episodic or raw else []
-    mems = state.search_memories(question_vec, config.m) if semantic else []
+    mems = state.search_memories(question_vec, m or config.m) if semantic else []
     episode_rows = [{"id": e.id, "score": round(s, 4), "cue": e.cue, "narrative": e.narrative,
                      "time": stamp(e.start)} for e, s in eps]
     raw_rows = []
