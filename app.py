@@ -3,8 +3,10 @@
 import streamlit as st
 
 from nemori_ui.ui.layout import navigation_pages
+from nemori_ui.ui.map_widgets import warm_projection
 from nemori_ui.ui.state import init_state
 
 st.set_page_config(page_title="Nemori Inspector", page_icon=":material/psychology:", layout="wide")
 init_state()
+warm_projection()    # compile UMAP's kernels in the background, once per server
 st.navigation(navigation_pages(), expanded=True).run()

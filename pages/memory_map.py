@@ -5,7 +5,8 @@ import streamlit as st
 
 from nemori_ui.core.projection import METRICS, nearest_neighbours, point_vectors, points_frame
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.map_widgets import COLOR_BY, layout, map_figure, memory_state, run_stamp, show_map
+from nemori_ui.ui.map_widgets import (COLOR_BY, layout, map_figure, memory_state, run_stamp,
+                                      show_map, umap_layout)
 
 # Above this many points UMAP takes tens of seconds: PCA is shown until UMAP is asked for.
 UMAP_ON_REQUEST_FROM = 2000
@@ -53,19 +54,29 @@ if method == "umap" and large and list(wanted) not in requested:
         st.rerun()
     method = "pca"
 
-label = f"Laying out {len(frame):,} points with {METHODS[method]}…" + (
-    " The first UMAP after a server start also compiles its kernels (10 s to a minute)."
-    if method == "umap" else "")
-with st.spinner(label, show_time=method == "umap"):
-    xy = layout(data, vectors, method, *params)
+# UMAP is computed in the background: the page shows PCA until it is ready, then redraws
+xy = umap_layout(data, vectors, *params) if method == "umap" else None
+pending = method == "umap" and xy is None
+if xy is None:
+    xy = layout(data, vectors, "pca")
+shown_method = "pca" if pending else method
+st.caption(f"Layout shown: **{METHODS[shown_method].split(' (')[0]}**" + (
+    ". UMAP is being computed in the background and replaces it when ready (the first UMAP "
+    "after a server start also compiles its kernels)." if pending else "."))
+if pending:
+    @st.fragment(run_every=1.0)
+    def _swap_when_ready() -> None:
+        if umap_layout(data, vectors, *params) is not None:
+            st.rerun()
 
+    _swap_when_ready()
 mask = frame["kind"].isin(kinds) & (superseded | (frame["status"] == "active"))
 shown, shown_xy = frame[mask].reset_index(drop=True), xy[mask.to_numpy()]
 if shown.empty:
     st.info("Nothing to show with these filters.")
     st.stop()
 # the selection holds row numbers of `shown`: a chart per filter keeps them meaningful
-chart_key = f"map_chart_{method}_{'-'.join(sorted(kinds))}_{superseded}"
+chart_key = f"map_chart_{shown_method}_{'-'.join(sorted(kinds))}_{superseded}"
 rows = [r for r in show_map(map_figure(shown, shown_xy, color_by), key=chart_key)
         if r < len(shown)]
 

@@ -166,3 +166,9 @@ def nearest_neighbours(state: MemoryState, vector, k: int = 8, exclude: str | No
                          "text": state.memories[mid].text})
     frame = pd.DataFrame(rows, columns=["kind", "id", "score", "text"])
     return frame.sort_values("score", ascending=False, kind="stable").head(k).reset_index(drop=True)
+
+
+def warm_umap() -> None:
+    """Compile UMAP's kernels on a tiny input, so the first real layout does not wait for it."""
+    sample = np.random.default_rng(0).normal(size=(max(UMAP_MIN_POINTS, 40), 16))
+    project(sample.astype(np.float32), "umap", n_neighbors=5)

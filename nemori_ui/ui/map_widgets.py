@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ from plotly.colors import qualitative
 import streamlit as st
 
 from ..core.pipeline.state import MemoryState
-from ..core.projection import pca_basis, project
+from ..core.projection import pca_basis, project, warm_umap
 from ..core.views.run_data import RunData
 from .safe import html_text
 from .state import home
@@ -65,6 +66,36 @@ def layout(data: RunData, vectors: np.ndarray, method: str, n_neighbors: int = 1
     """The 2-d layout of all the run's points, cached per run version, method and parameters."""
     params = (n_neighbors, min_dist, metric) if method == "umap" else (0, 0.0, "")
     return _layout(str(home()), data.run_id, run_stamp(data), method, *params, vectors)
+
+
+@st.cache_resource(show_spinner=False)
+def _projector() -> ThreadPoolExecutor:
+    """One background worker for UMAP layouts, shared by every session. Its first task compiles
+    UMAP's kernels (numba, 10 s to a minute after a start), so no visitor waits for that."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nemori-umap")
+    pool.submit(warm_umap)
+    return pool
+
+
+def warm_projection() -> None:
+    """Start compiling UMAP in the background, once per server process."""
+    _projector()
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _umap_future(home_path: str, run_id: str, stamp: str, n_neighbors: int, min_dist: float,
+                 metric: str, _vectors: np.ndarray) -> Future:
+    return _projector().submit(project, _vectors, "umap", n_neighbors=n_neighbors,
+                               min_dist=min_dist, metric=metric)
+
+
+def umap_layout(data: RunData, vectors: np.ndarray, n_neighbors: int = 15,
+                min_dist: float = 0.1, metric: str = "cosine") -> np.ndarray | None:
+    """The UMAP layout, or None while it is computed in the background (a page never waits for
+    it: it shows PCA meanwhile)."""
+    future = _umap_future(str(home()), data.run_id, run_stamp(data), n_neighbors, min_dist,
+                          metric, vectors)
+    return future.result() if future.done() else None
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -1,0 +1,72 @@
+"""The memory map in a real browser right after a server start: it draws at once with PCA,
+and UMAP replaces it without a reload. Prints how long the first visit took (-s)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from nemori_ui.core.clients import build_clients
+from nemori_ui.core.config import PipelineConfig
+from nemori_ui.core.pipeline.runner import run_windows, start_run
+from nemori_ui.core.projection import points_frame
+from nemori_ui.core.store import open_store
+from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.core.views.run_data import load_run_data
+from tests.conftest import LOCOMO
+from tests.test_browser import (CHROMIUM, CHROMIUM_ARGS, SHOTS, STEP_MS, heading,
+                                playwright_api, settle)
+from tests.test_browser_jobs import open_nav, server
+
+UMAP_S = 300         # kernels compiled on a busy 2-core machine, then the layout
+
+
+def conv30_run(home: Path) -> int:
+    store = open_store(home)
+    conv = load_transcript(LOCOMO).conversation("conv-30")
+    config = PipelineConfig()
+    clients = build_clients(config, store)
+    run_id = start_run(store, conv, config, clients, source=LOCOMO.name, fmt="locomo")
+    run_windows(store, run_id, clients)
+    points = len(points_frame(load_run_data(store, run_id)))
+    store.close()
+    return points
+
+
+def test_the_map_opens_with_pca_and_umap_follows(tmp_path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    if not LOCOMO.exists():
+        pytest.skip(f"LoCoMo data not found at {LOCOMO}")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    home = tmp_path / "home"
+    points = conv30_run(home)
+    with server(home, tmp_path / "streamlit.log") as (url, _), \
+            playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(STEP_MS)
+        try:
+            page.goto(url, wait_until="commit")
+            heading(page, re.compile("Nemori Inspector")).wait_for(state="visible")
+            settle(page)
+            started = time.perf_counter()
+            open_nav(page, "memory_map", re.compile("Memory map"))
+            page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
+            first_visit = time.perf_counter() - started
+            shown = page.get_by_text(re.compile(r"^Layout shown: (PCA|UMAP)"))
+            label = shown.first.inner_text()
+            page.screenshot(path=SHOTS / "map-01-first-visit.png")
+            started = time.perf_counter()
+            page.get_by_text(re.compile(r"^Layout shown: UMAP")).wait_for(timeout=UMAP_S * 1000)
+            umap_after = time.perf_counter() - started
+            settle(page)
+            page.screenshot(path=SHOTS / "map-02-umap.png")
+            assert not page.locator('[data-testid="stException"]').count()
+        finally:
+            browser.close()
+    print(f"\nmemory map, {points} points, first visit after a server start: {first_visit:.2f} s "
+          f"({label.split('.')[0]}); UMAP shown {umap_after:.1f} s later, without a reload")
