@@ -121,5 +121,5 @@ def test_filters_and_downloads(evaluated):
 
 def test_the_page_is_listed():
     from nemori_ui.ui.layout import PAGES
-    assert ("pages/evaluation.py", "Evaluation", "📊") in [p[:3] for p in PAGES]
+    assert ("pages/evaluation.py", "Evaluation", ":material/bar_chart:") in [p[:3] for p in PAGES]
     assert Path(ROOT / PAGE).exists()
