@@ -74,7 +74,10 @@ with sweeps:
                 keep &= table[col].between(*chosen)
         st.plotly_chart(parallel(table, ranges, metric), key="parcoords")
         shown = table[keep]
-        st.dataframe(shown.style.apply(
+        # the quality figure beside the parameters, not past the table's right edge
+        first = [c for c in ("tau", "window", "variant", "evidence_recall") if c in shown]
+        shown = shown[first + [c for c in shown.columns if c not in first]]
+        st.dataframe(shown.style.format({"tau": "{:.2f}"}).apply(
             lambda r: ["background-color: #fde68a" if r.name == best else "" for _ in r],
             axis=1), hide_index=True,
             column_config={"evidence_recall": st.column_config.NumberColumn(

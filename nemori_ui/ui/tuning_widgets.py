@@ -52,7 +52,12 @@ def span(values: pd.Series) -> list[float]:
 def line_plots(frame: pd.DataFrame, param: str, figure: str, best: int | None = None
                ) -> go.Figure:
     data = frame.sort_values(param)
-    colour = "variant" if frame["variant"].nunique() > 1 and param != "variant" else None
+    # one line per value of the other parameter: points of one τ at two w are not a line
+    other = {"tau": "window", "window": "tau"}.get(param)
+    colour = next((c for c in (other, "variant") if c and c != param and c in frame
+                   and frame[c].nunique() > 1), None)
+    if colour:
+        data = data.assign(**{colour: data[colour].astype(str)})
     fig = px.line(data, x=param, y=figure, color=colour, markers=True,
                   title=f"{figure_label(figure)} against {param}",
                   labels={figure: figure_label(figure)})
@@ -61,7 +66,9 @@ def line_plots(frame: pd.DataFrame, param: str, figure: str, best: int | None = 
                         name="best point", marker={"size": 16, "symbol": "star",
                                                    "color": "#d62728"})
     if frame[figure].notna().any():
-        fig.update_yaxes(range=span(frame[figure].dropna()))
+        lo, hi = span(frame[figure].dropna())
+        margin = (hi - lo) * 0.08       # room for the best point's star
+        fig.update_yaxes(range=[lo - margin, hi + margin])
     return fig
 
 
@@ -69,6 +76,8 @@ def parallel(frame: pd.DataFrame, ranges: dict[str, tuple], colour: str = "insig
              ) -> go.Figure:
     dims = []
     for col in ["tau", "window", *FIGURES]:
+        if col.startswith("calls_") and col in frame and not frame[col].any():
+            continue        # the offline engine makes no call: no axis of zeros
         if col in frame and frame[col].notna().all():
             dim = {"label": figure_label(col), "values": frame[col], "range": span(frame[col])}
             if col in ranges:
