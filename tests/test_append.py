@@ -166,4 +166,5 @@ def test_append_to_an_unknown_run_or_an_empty_file_says_what_is_wrong(parts, tmp
 ])
 def test_window_spans(n, w, cuts, flush, spans):
     assert window_spans(n, w, cuts, flush=flush) == spans
-    assert pending_count(n, w, cuts) == n - (window_spans(n, w, cuts, flush=False) or [(0, 0)])[-1][1]
+    closed = window_spans(n, w, cuts, flush=False)
+    assert pending_count(n, w, cuts) == n - (closed[-1][1] if closed else 0)

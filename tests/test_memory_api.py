@@ -120,3 +120,20 @@ def test_the_app_renders_a_memory_an_agent_is_filling(sample_messages, tmp_path,
     at.session_state["run_id"] = run_id
     at.run()
     assert not at.exception, at.exception
+
+
+def test_resuming_a_memory_from_the_command_line_keeps_its_buffer_pending(sample_messages,
+                                                                          tmp_path):
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    with Memory(home=tmp_path, window=W) as memory:
+        memory.add([chat_form(m) for m in sample_messages[:10]])
+        runs.set_status(memory.store, memory.run_id, "interrupted")     # as if it was killed
+        run_id = memory.run_id
+    done = subprocess.run([sys.executable, "-m", "nemori_ui", "resume", run_id, "--home",
+                           str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with Memory(home=tmp_path, run_id=run_id) as again:
+        assert again.pending == 2
+        assert runs.get_run(again.store, run_id).windows_done == 1

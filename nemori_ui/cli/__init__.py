@@ -16,7 +16,8 @@ import sys
 
 from ..core.errors import InputError, LLMFailure, StoreError
 
-COMMANDS = ["inspect", "run", "append", "resume", "runs", "ask", "export", "sweep", "compare", "eval"]
+COMMANDS = ["inspect", "run", "append", "resume", "runs", "ask", "export", "sweep", "compare",
+            "eval"]
 
 
 def build_parser(names: list[str] | None = None) -> tuple[argparse.ArgumentParser, dict]:

@@ -32,7 +32,9 @@ def run(args) -> int:
                          "resume it once that process has stopped")
     clients = build_clients(info.config, store)
     try:
-        run_windows(store, info.id, clients, progress=TerminalProgress())
+        # a run filled through the Python API keeps its partial window pending, as there
+        run_windows(store, info.id, clients, progress=TerminalProgress(),
+                    flush=info.format != "api")
     except KeyboardInterrupt:
         print(f"\ninterrupted: `python -m nemori_ui resume {info.id}` continues it",
               file=sys.stderr)
