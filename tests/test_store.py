@@ -114,3 +114,15 @@ def test_delete_removes_everything_of_one_run_only(tmp_path):
     runs.delete_run(store, drop)
     assert [r.id for r in runs.list_runs(store)] == [keep]
     assert store.query("SELECT count(*) FROM messages")[0][0] == 3
+
+
+def test_the_newest_run_comes_first_even_within_one_second(tmp_path, monkeypatch):
+    """Run ids end in random hex, so within one second only the insertion order says which
+    run is newest; the pages' default run depends on it."""
+    from nemori_ui.core.store import db
+    monkeypatch.setattr(runs, "now_iso", lambda: "2026-01-01T00:00:00+00:00")
+    monkeypatch.setattr(db, "now_iso", lambda: "2026-01-01T00:00:00+00:00")
+    store = open_store(tmp_path)
+    made = [runs.create_run(store, conversation(), PipelineConfig(), source="x.txt", fmt="chat",
+                            decider="offline", windows_total=1) for _ in range(12)]
+    assert [r.id for r in runs.list_runs(store)] == made[::-1]

@@ -68,7 +68,7 @@ def find_finished(store: Store, conv: Conversation, config: PipelineConfig) -> s
     """The newest finished run of this conversation's messages built with these settings."""
     want = construction_fingerprint(config)
     rows = store.query("SELECT id FROM runs WHERE conversation_id = ? AND status = 'done' "
-                       "ORDER BY created_at DESC, id DESC", (conv.id,))
+                       "ORDER BY created_at DESC, rowid DESC", (conv.id,))
     mine = [(m.speaker, m.text, m.timestamp) for m in conv.messages]
     for row in rows:
         info = runs.get_run(store, row["id"])

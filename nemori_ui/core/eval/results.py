@@ -139,7 +139,7 @@ def _run(row) -> EvalRun:
 
 
 def list_evals(store: Store) -> list[EvalRun]:
-    rows = store.query("SELECT * FROM eval_runs ORDER BY created_at DESC, id DESC")
+    rows = store.query("SELECT * FROM eval_runs ORDER BY created_at DESC, rowid DESC")
     return [_run(r) for r in rows]
 
 

@@ -104,7 +104,9 @@ def get_run(store: Store, run_id: str) -> RunInfo:
 
 
 def list_runs(store: Store) -> list[RunInfo]:
-    return [_info(r) for r in store.query("SELECT * FROM runs ORDER BY created_at DESC, id DESC")]
+    # rowid breaks ties within one second: run ids end in random hex
+    rows = store.query("SELECT * FROM runs ORDER BY created_at DESC, rowid DESC")
+    return [_info(r) for r in rows]
 
 
 RESUMABLE = ("interrupted", "failed")
@@ -114,7 +116,7 @@ def unfinished(store: Store, conversation_id: str, source: str, fingerprint: str
     """Unfinished runs of this conversation id, file name and configuration, newest first."""
     rows = store.query(
         "SELECT id FROM runs WHERE conversation_id = ? AND source = ? AND fingerprint = ? "
-        "AND status IN ('running', 'interrupted', 'failed') ORDER BY created_at DESC, id DESC",
+        "AND status IN ('running', 'interrupted', 'failed') ORDER BY created_at DESC, rowid DESC",
         (conversation_id, source, fingerprint))
     return [r["id"] for r in rows]
 

@@ -27,7 +27,7 @@ def stored_demo_runs(store: Store, conv: Conversation, source: str) -> dict[str,
     for variant in VARIANTS:
         rows = store.query(
             "SELECT id FROM runs WHERE conversation_id = ? AND source = ? AND fingerprint = ? "
-            "AND status = 'done' ORDER BY created_at DESC, id DESC",
+            "AND status = 'done' ORDER BY created_at DESC, rowid DESC",
             (conv.id, source, demo_config(variant).fingerprint()))
         match = next((r["id"] for r in rows if runs.stored_hash(store, r["id"]) == wanted), None)
         if match:
