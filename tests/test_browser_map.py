@@ -16,10 +16,9 @@ from nemori_ui.core.projection import points_frame
 from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.views.run_data import load_run_data
+from tests.browser_app import (SHOTS, app_server, need_chromium, open_browser, open_home,
+                               open_nav, settle)
 from tests.conftest import LOCOMO
-from tests.test_browser import (CHROMIUM, CHROMIUM_ARGS, SHOTS, STEP_MS, heading,
-                                playwright_api, settle)
-from tests.test_browser_jobs import open_nav, server
 
 UMAP_S = 300         # kernels compiled on a busy 2-core machine, then the layout
 
@@ -37,36 +36,26 @@ def conv30_run(home: Path) -> int:
 
 
 def test_the_map_opens_with_pca_and_umap_follows(tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+    need_chromium()
     if not LOCOMO.exists():
         pytest.skip(f"LoCoMo data not found at {LOCOMO}")
-    SHOTS.mkdir(parents=True, exist_ok=True)
     home = tmp_path / "home"
     points = conv30_run(home)
-    with server(home, tmp_path / "streamlit.log") as (url, _), \
-            playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(STEP_MS)
-        try:
-            page.goto(url, wait_until="commit")
-            heading(page, re.compile("Nemori Inspector")).wait_for(state="visible")
-            settle(page)
-            started = time.perf_counter()
-            open_nav(page, "memory_map", re.compile("Memory map"))
-            page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
-            first_visit = time.perf_counter() - started
-            shown = page.get_by_text(re.compile(r"^Layout shown: (PCA|UMAP)"))
-            label = shown.first.inner_text()
-            page.screenshot(path=SHOTS / "map-01-first-visit.png")
-            started = time.perf_counter()
-            page.get_by_text(re.compile(r"^Layout shown: UMAP")).wait_for(timeout=UMAP_S * 1000)
-            umap_after = time.perf_counter() - started
-            settle(page)
-            page.screenshot(path=SHOTS / "map-02-umap.png")
-            assert not page.locator('[data-testid="stException"]').count()
-        finally:
-            browser.close()
+    with app_server(home, tmp_path / "streamlit.log") as (url, _), \
+            open_browser(failure_shot="map-failure.png") as page:
+        open_home(page, url)
+        started = time.perf_counter()
+        open_nav(page, "memory_map", re.compile("Memory map"))
+        page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
+        first_visit = time.perf_counter() - started
+        shown = page.get_by_text(re.compile(r"^Layout shown: (PCA|UMAP)"))
+        label = shown.first.inner_text()
+        page.screenshot(path=SHOTS / "map-01-first-visit.png")
+        started = time.perf_counter()
+        page.get_by_text(re.compile(r"^Layout shown: UMAP")).wait_for(timeout=UMAP_S * 1000)
+        umap_after = time.perf_counter() - started
+        settle(page)
+        page.screenshot(path=SHOTS / "map-02-umap.png")
+        assert not page.locator('[data-testid="stException"]').count()
     print(f"\nmemory map, {points} points, first visit after a server start: {first_visit:.2f} s "
           f"({label.split('.')[0]}); UMAP shown {umap_after:.1f} s later, without a reload")

@@ -1,0 +1,174 @@
+"""The app in a real browser, for the browser tests: `streamlit run app.py` on a free port with
+its own home folder, Debian's Chromium driven by Playwright, and waiting for a page to settle.
+
+    with app_server(home, log) as (url, proc), open_browser() as page:
+        page.goto(url, wait_until="commit")
+        ...
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from nemori_ui.ui.layout import PAGES
+
+playwright_api = pytest.importorskip("playwright.sync_api",
+                                     reason="the playwright package is not installed")
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTPUT = ROOT / "tests" / "output"
+SHOTS = OUTPUT / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Streamlit reruns the whole script on every interaction; give each step room on a slow runner.
+STEP_MS = 60_000
+SERVER_START_S = 60
+RUN_HEADING = re.compile(r"^\s*Run\s*$")
+PAGE_INDEX = {Path(p[0]).stem: i for i, p in enumerate(PAGES)}
+
+
+def need_chromium() -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (CI installs the Debian package 'chromium')")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def app_server(home: Path, log: Path):
+    """`streamlit run app.py` with NEMORI_HOME=home, output appended to log; yields (url,
+    process) once it answers its health check, so a test can also kill it."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env["NEMORI_HOME"] = str(home)
+    # No file watcher: an edit to a page elsewhere in the checkout must not rerun this session.
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.port", str(port), "--server.address", "127.0.0.1",
+           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_S
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                    if reply.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer within {SERVER_START_S} s:\n"
+                            f"{log.read_text()}")
+            time.sleep(0.2)
+        yield url, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@contextmanager
+def open_browser(viewport=(1400, 1000), failure_shot: str | None = "failure.png"):
+    """A Chromium page with the step timeout set; on an error its screen is saved to
+    tests/output/screenshots/failure_shot before the browser closes."""
+    need_chromium()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+        page.set_default_timeout(STEP_MS)
+        try:
+            yield page
+        except BaseException:
+            if failure_shot:
+                try:
+                    page.screenshot(path=SHOTS / failure_shot)
+                except Exception:  # noqa: BLE001 - the page may be gone; the error matters
+                    pass
+            raise
+        finally:
+            browser.close()
+
+
+# A page is ready when its script run has ended, no element is a stale leftover of the previous
+# run or a skeleton waiting for its code, and charts and tables have drawn.
+PENDING = """() => {
+  const why = [];
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app && app.getAttribute('data-test-script-state');
+  if (state !== 'notRunning') why.push('script ' + state);
+  const count = sel => document.querySelectorAll(sel).length;
+  if (count('[data-testid="stSkeleton"], [data-testid="stSkeletonElement"]'))
+    why.push('skeletons');
+  if (count('[data-testid="stElementContainer"][data-stale="true"]')) why.push('stale elements');
+  // closed expanders and inactive tabs draw nothing until opened
+  const undrawn = (sel, inner) => [...document.querySelectorAll(sel)]
+    .filter(e => e.checkVisibility() && !e.querySelector(inner)).length;
+  if (undrawn('[data-testid="stPlotlyChart"]', '.main-svg')) why.push('plotly charts');
+  if (undrawn('[data-testid="stDataFrame"]', 'canvas')) why.push('dataframes');
+  if (undrawn('[data-testid="stVegaLiteChart"]', 'canvas, svg')) why.push('vega charts');
+  return why;
+}"""
+READY = f"() => ({PENDING})().length === 0"
+NEXT_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def settle(page) -> None:
+    """Wait until the script run that the last action started has finished and drawn.
+
+    Call it after waiting for something the action must produce: right after a click the
+    previous run's page still looks finished.
+    """
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=STEP_MS)
+    try:
+        page.wait_for_function(READY, timeout=STEP_MS)
+    except playwright_api.TimeoutError:
+        raise AssertionError(f"{page.url} never settled: {page.evaluate(PENDING)}") from None
+
+
+def heading(page, pattern: re.Pattern):
+    return page.locator("h1", has_text=pattern).first
+
+
+def nav_link(page, index: int):
+    """The sidebar's link to PAGES[index], expanding the list when it is cut short."""
+    more = page.locator('[data-testid="stSidebarNavViewButton"]')
+    if more.count() and "more" in more.inner_text().lower():
+        more.click()
+    return page.locator('[data-testid="stSidebarNav"] a').nth(index)
+
+
+def open_nav(page, stem: str, pattern: re.Pattern) -> None:
+    """Open pages/<stem>.py from the sidebar and wait until its heading shows and it settles."""
+    nav_link(page, PAGE_INDEX[stem]).click()
+    heading(page, pattern).wait_for(state="visible")
+    settle(page)
+
+
+def open_home(page, url: str) -> None:
+    """The app's first page, settled."""
+    page.goto(url, wait_until="commit")
+    heading(page, re.compile("Nemori Inspector")).wait_for(state="visible")
+    settle(page)
