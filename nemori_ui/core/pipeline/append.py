@@ -16,6 +16,7 @@ from ..models import Message
 from ..store import Store
 from ..store import appends, records, runs
 from ..store.appends import AppendRecord
+from ..store.owner import this_process
 from .runner import Clients, Progress, run_windows
 from .windows import pending_count, window_spans
 
@@ -60,7 +61,9 @@ def add_messages(store: Store, run_id: str, messages: list[Message], *, source: 
     if not messages:
         raise InputError("nothing to append: no messages", file=source)
     info = runs.get_run(store, run_id)
-    if info.status == "running":
+    # this process may add while its own worker processes earlier windows (the Live page):
+    # that worker windowed the messages it loaded, and later ones wait for the next pass
+    if info.status == "running" and info.owner != this_process():
         raise InputError(f"run {run_id} is running in another process ({info.owner}); add "
                          "to it once that process has stopped")
     existing = records.load_messages(store, run_id)

@@ -1,0 +1,116 @@
+"""What the Live page shows of a run being fed: the buffer, the last window's story, a log of
+windows, where appends started, and map positions that stay put while memory grows.
+
+Everything is read from a stored run (`RunData`) through the views the other pages use, so the
+Live page and the Partitions, Prediction error and Knowledge pages never disagree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .projection import pca_basis, pca_project, point_vectors, points_frame
+from .store.appends import AppendRecord
+from .views.knowledge import decision_table
+from .views.partitions import message_frame
+from .views.prediction import comparison, evoked, surprise_table
+from .views.run_data import RunData
+
+BASIS_POINTS = 12     # the map's axes are fitted on the run's first points, then kept
+
+
+def buffer(data: RunData) -> dict:
+    """The messages after the last processed window (waiting for their window to fill)."""
+    frame = message_frame(data)
+    done = frame.index[frame["raw_episode"] != ""]
+    start = int(done.max()) + 1 if len(done) else 0
+    pending = data.messages[start:]
+    return {"pending": pending, "count": len(pending), "window": data.info.config.window,
+            "windows_done": data.info.windows_done}
+
+
+def windows_log(data: RunData) -> pd.DataFrame:
+    """One row per processed window, newest first: what it did to the memory."""
+    table = surprise_table(data)
+    decisions = decision_table(data)
+    rows = []
+    for window in sorted(set(table["window"]), reverse=True):
+        part = table[table["window"] == window]
+        acts = decisions[decisions["window"] == window - 1]
+        unchanged = acts["note"].str.contains("merge changed nothing", regex=False)
+        rows.append({"window": int(window), "messages": f"{part['first'].min()}–"
+                                                        f"{part['last'].max()}",
+                     "episodes": len(part), "insights": int(part["insights"].sum()),
+                     "predicted, not stored": int(part["covered"].sum()),
+                     "new": int((acts["action"] == "new").sum()),
+                     "merge": int(((acts["action"] == "merge") & ~unchanged).sum()),
+                     "already known": int(((acts["action"] == "merge") & unchanged).sum()),
+                     "conflict": int((acts["action"] == "conflict").sum())})
+    return pd.DataFrame(rows, columns=["window", "messages", "episodes", "insights",
+                                       "predicted, not stored", "new", "merge",
+                                       "already known", "conflict"])
+
+
+def last_window(data: RunData) -> int | None:
+    """The newest processed window (1-based), None before the first one closes."""
+    table = surprise_table(data)
+    return int(table["window"].max()) if len(table) else None
+
+
+def window_story(data: RunData, window: int) -> list[dict]:
+    """Each episode the window (1-based) produced, in order: its narrative, what its cue
+    evoked against τ, its prediction beside the real messages, its insights and decisions."""
+    table = surprise_table(data)
+    decisions = decision_table(data)
+    story = []
+    for row in table[table["window"] == window].itertuples(index=False):
+        episode = data.episode_by_id.get(row.episode)
+        story.append({"episode_id": row.episode, "cue": episode.cue if episode else row.cue,
+                      "narrative": episode.narrative if episode else "",
+                      "integrated": bool(episode and episode.supersedes),
+                      "span": row.span, "messages": int(row.messages),
+                      "covered": int(row.covered), "insights": int(row.insights),
+                      "evoked": evoked(data, row.episode),
+                      "comparison": comparison(data, row.episode),
+                      "decisions": decisions[decisions["episode"] == row.episode]
+                      .reset_index(drop=True)})
+    return story
+
+
+def predicted_not_stored(data: RunData) -> int:
+    """Raw statements over the whole run that a prediction already held."""
+    table = surprise_table(data)
+    return int(table["covered"].sum()) if len(table) else 0
+
+
+def append_markers(records: list[AppendRecord]) -> list[dict]:
+    """Where appends started: consecutive appends of one source (a live feed adds one message
+    at a time) are one marker at the first message, 1-based position."""
+    markers: list[dict] = []
+    for r in records:
+        last = markers[-1] if markers else None
+        if last and last["source"] == r.source and last["end"] == r.first_idx:
+            last["end"] += r.count
+            last["count"] += r.count
+            continue
+        markers.append({"position": r.first_idx + 1, "source": r.source, "count": r.count,
+                        "end": r.first_idx + r.count, "first_window": r.first_window + 1,
+                        "seq": r.seq})
+    return markers
+
+
+def stable_map(data: RunData, first: int = BASIS_POINTS) -> pd.DataFrame:
+    """Every episode and memory with a vector, at x, y in axes fitted on the run's first
+    `first` points (in the order they were made) and then kept: later points never move
+    earlier ones, and the same run draws the same map after a restart."""
+    frame = points_frame(data)
+    if frame.empty:
+        return frame.assign(x=[], y=[], newest=[])
+    vectors = point_vectors(data, frame)
+    order = frame.sort_values(["window", "kind", "id"], kind="stable").index[:first]
+    basis_rows = vectors[order] if len(order) >= 2 else vectors
+    xy = pca_project(vectors, pca_basis(basis_rows)) if len(frame) >= 2 else \
+        np.zeros((len(frame), 2), dtype=np.float32)
+    newest = frame["window"] == frame["window"].max()
+    return frame.assign(x=xy[:, 0], y=xy[:, 1], newest=newest.values)
