@@ -24,6 +24,11 @@ if st.button("Demo prediction error on the sample", key="overview_demo",
              help="Runs Nemori and Nemori-s on the bundled sample and shows them side by side"):
     st.session_state.demo_requested = True    # the demo page runs what is not stored yet
     st.switch_page("pages/demo.py")
+if st.button("Watch the memory react live: the demo script on the Live page", key="overview_live",
+             help="A new offline memory (w = 10) with a short script loaded: step or play it "
+                  "and see a fact predicted and not stored, a merge and a conflict"):
+    st.session_state.live_demo_requested = True    # the Live page creates and loads it
+    st.switch_page("pages/live.py")
 
 if data is not None:
     st.subheader("Current run")

@@ -5,6 +5,7 @@ import streamlit as st
 from nemori_ui.core.views.episodes import episode_label, episode_messages
 from nemori_ui.core.views.partitions import (boundaries, cuts_table, message_frame,
                                              session_spans, window_table)
+from nemori_ui.ui.append_form import mark_appends, stored_markers
 from nemori_ui.ui.episodic_charts import ribbon_figure
 from nemori_ui.ui.layout import page_setup
 
@@ -26,12 +27,16 @@ COLOR_BY = {"episode": "Episode after integration", "raw_episode": "Episode as p
 color_by = st.radio("Colour messages by", list(COLOR_BY), format_func=COLOR_BY.get,
                     horizontal=True, key=f"part_color_{data.run_id}")
 cuts = boundaries(frame)
-st.plotly_chart(ribbon_figure(frame, color_by, w, cuts, session_spans(frame)),
-                key=f"part_ribbon_{data.run_id}_{color_by}",
+ribbon = ribbon_figure(frame, color_by, w, cuts, session_spans(frame))
+appended = stored_markers(data.run_id)
+mark_appends(ribbon, appended)
+st.plotly_chart(ribbon, key=f"part_ribbon_{data.run_id}_{color_by}",
                 config={"displayModeBar": False})
-st.caption("One cell per message. Dotted lines: window edges (every w messages). Dashed lines "
-           "and ▼: cuts inside a window (hover ▼ for the reason). Bottom strip: sessions, "
-           "alternating shades. Hover a cell for its speaker and text.")
+st.caption("One cell per message. Dotted lines: window edges (every w messages, or earlier "
+           "where a flush or an append closed a window). Dashed lines and ▼: cuts inside a "
+           "window (hover ▼ for the reason). Bottom strip: sessions, alternating shades. Hover "
+           "a cell for its speaker and text."
+           + (" Orange lines: where each append started, with its source." if appended else ""))
 
 windows = window_table(data)
 repaired = int(windows["repaired"].sum())

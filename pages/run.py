@@ -3,6 +3,7 @@ progress, manage running, interrupted and saved runs."""
 
 import streamlit as st
 
+from nemori_ui.ui.append_form import continue_memory
 from nemori_ui.ui.jobs import follow_area, jobs_panel
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.run_form import run_form, saved_runs
@@ -12,4 +13,5 @@ jobs_panel()
 run_form()
 follow_area()
 st.divider()
+continue_memory()
 saved_runs()

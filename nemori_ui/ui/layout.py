@@ -17,6 +17,7 @@ PAGES = [
     ("pages/overview.py", "Overview", ":material/home:", "Start"),
     ("pages/run.py", "Run", ":material/play_arrow:", "Start"),
     ("pages/demo.py", "Prediction demo", ":material/slideshow:", "Start"),
+    ("pages/live.py", "Live", ":material/bolt:", "Start"),
     ("pages/partitions.py", "Partitions", ":material/view_week:", "Stages"),
     ("pages/episodes.py", "Episodes", ":material/auto_stories:", "Stages"),
     ("pages/prediction_error.py", "Prediction error", ":material/track_changes:", "Stages"),

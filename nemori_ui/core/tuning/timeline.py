@@ -8,15 +8,26 @@ from ..views.run_data import RunData
 def windows_done_after(data: RunData, message_index: int) -> int:
     """Windows fully processed once message `message_index` (0-based) has arrived.
 
-    The buffer is partitioned only when it is full, so a message changes memory only when the
-    last message of its window arrives.
+    The buffer is partitioned only when it is full (or closed early by a flush, an append or
+    the end of a run), so a message changes memory only when the last message of its window
+    arrives: window k is done once its last message, the latest in any of its episodes, is in.
     """
-    w = data.info.config.window
-    total = len(data.messages)
-    done = (message_index + 1) // w
-    if message_index + 1 == total and total % w:
-        done += 1  # the last, shorter window is flushed at the end of the conversation
+    pos = {m.id: i for i, m in enumerate(data.messages)}
+    last: dict[int, int] = {}
+    for e in data.episodes:
+        for mid in e.message_ids:
+            if mid in pos:
+                last[e.window] = max(last.get(e.window, -1), pos[mid])
+    done = 0
+    while done in last and last[done] <= message_index:
+        done += 1
     return done
+
+
+def processed_through(data: RunData, windows_done: int) -> int:
+    """How many messages the first `windows_done` windows hold."""
+    held = {mid for e in data.episodes if e.window < windows_done for mid in e.message_ids}
+    return sum(m.id in held for m in data.messages)
 
 
 def state_after(data: RunData, message_index: int) -> dict:
@@ -32,7 +43,8 @@ def state_after(data: RunData, message_index: int) -> dict:
     episodes = [e.id for e in data.episodes if alive(e, data.episode_by_id)
                 and not _never_indexed(e, data)]
     memories = [m.id for m in data.memories if alive(m, data.memory_by_id)]
-    return {"windows_done": done, "episodes": episodes, "memories": memories}
+    return {"windows_done": done, "episodes": episodes, "memories": memories,
+            "processed_through": processed_through(data, done)}
 
 
 def _never_indexed(episode, data: RunData) -> bool:

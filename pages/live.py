@@ -1,0 +1,28 @@
+"""Live: feed a memory one message at a time and watch it react, window by window."""
+
+import streamlit as st
+
+from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.live_widgets import (choose_memory, flush_button, live_data, live_panel,
+                                       open_feed, script_box, type_box)
+from nemori_ui.ui.state import current_run
+
+data = page_setup("Live", needs_run=False, run_notes=False)
+st.caption("Type messages as either speaker, or step through a transcript, or play it: the "
+           "buffer fills toward w, the window closes, and each stage's decisions appear as "
+           "they are made. The feed runs in the server: leave the page and come back, and it "
+           "has gone on.")
+info = choose_memory(current_run())
+if info is None or data is None:
+    st.stop()
+data = live_data(info)
+
+feed = open_feed(info)
+left, right = st.columns(2)
+with left:
+    type_box(data, feed)
+with right:
+    script_box(info, feed)
+flush_button(feed)
+st.divider()
+live_panel(info.id)
