@@ -21,7 +21,7 @@ from ..config import PipelineConfig
 from ..models import Conversation, Transcript
 from ..offline import OFFLINE_LABEL
 from ..llm.sink import call_context
-from ..llm.usage import count_calls
+from ..llm.usage import COUNT_KEYS, count_calls
 from ..pipeline.runner import run_windows, start_run
 from ..retrieval import load_state
 from ..store import Store, call_log, records, runs
@@ -52,10 +52,21 @@ class EvalOptions(BaseModel):
 
 @dataclass
 class EvalProgress:
-    stage: str                # "build" (the memory) or "answer"
-    conversation: str
+    stage: str                # "build" (the memory), "answer", or "tasks" (fanned out)
+    conversation: str         # with "tasks": the conversation whose task last changed
     done: int
     total: int
+    running: int = 0          # "tasks" only: in flight, and failed after their retries
+    failed: int = 0
+
+
+class ConversationResult(BaseModel):
+    """One conversation's share of an evaluation: what a fanned-out task returns."""
+    conversation_id: str
+    rows: list[results.QuestionResult] = Field(default_factory=list)
+    contexts: list[str | None] = Field(default_factory=list)
+    run_id: str | None = None            # the memory it was answered from
+    build_seconds: float = 0.0
 
 
 def construction_fingerprint(config: PipelineConfig) -> str:
@@ -106,9 +117,13 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
              *, source: str, backend=None, embedder=None, judge_backend=None,
              api_key: str | None = None, secrets=None, base_url: str | None = None,
              progress: Callable[[EvalProgress], None] | None = None,
-             notice: Callable[[str], None] | None = None) -> results.EvalRun:
+             notice: Callable[[str], None] | None = None, workers: int = 1,
+             ray_address: str | None = None) -> results.EvalRun:
     """Evaluate one variant on the transcript's conversations; the results are stored, with
-    every answer and judge call in the call log under the evaluation's id."""
+    every answer and judge call in the call log under the evaluation's id.
+
+    With `workers` > 1 or a `ray_address`, each conversation is one Ray task (see
+    core/scale); what lands in the store is what the sequential loop leaves."""
     started = time.perf_counter()
     eval_id = results.new_eval_id()
     v = variant(options.variant)
@@ -128,42 +143,42 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
                        f"(has: {known})")
 
     every = qa.ItemSet()
-    rows: list[results.QuestionResult] = []
-    contexts: list[str | None] = []
-    memory_runs: dict[str, str] = {}
-    build_seconds = 0.0
+    todo = []
     for conv in convs:
         found = items_for(conv, options)
         every.extend(found)
-        if not found.items:
-            continue
-        t0 = time.perf_counter()
-        if v.name == "full-context":
-            system = FullContext(conv.messages)
-        elif v.name == "rag-4096":
-            system = Rag(conv.messages, clients.embedder, budget=options.rag_budget)
-        else:
-            run_id = ensure_memory(store, conv, cfg, clients, source=source,
-                                   fmt=transcript.format, progress=progress)
-            memory_runs[conv.id] = run_id
-            system = _retriever(store, run_id, v, asked, clients.embedder)
-        build_seconds += time.perf_counter() - t0
-        ctx = {"eval_id": eval_id, "run_id": memory_runs.get(conv.id)}
-        answered = _answer_all(found.items, system, clients, judge, options.benchmark,
-                               cfg, conv, progress, ctx)
-        for row, context in answered:
-            rows.append(row)
-            contexts.append(context)
-        clients.drain_calls()
+        if found.items:
+            todo.append((conv, found))
+    failures: dict[str, str] = {}
+    fanned = workers > 1 or bool(ray_address)
+    if fanned:
+        from ..scale.plan import evaluate_fanned
+        done, failures = evaluate_fanned(
+            store, [c for c, _ in todo], cfg, options, eval_id=eval_id, source=source,
+            fmt=transcript.format, workers=workers, ray_address=ray_address, api_key=api_key,
+            secrets=secrets, base_url=base_url, progress=progress)
+    else:
+        done = [evaluate_conversation(store, conv, found, v, cfg, asked, clients, judge, options,
+                                      eval_id=eval_id, source=source, fmt=transcript.format,
+                                      progress=progress) for conv, found in todo]
+    rows = [r for d in done for r in d.rows]
+    contexts = [c for d in done for c in d.contexts]
+    memory_runs = {d.conversation_id: d.run_id for d in done if d.run_id}
+    build_seconds = sum(d.build_seconds for d in done)
 
     summary = results.summarize(rows)
     summary["skipped"] = every.skipped()
     summary["issues"] = [i.model_dump() for i in every.issues
                          if i.reason not in (qa.ADVERSARIAL, qa.NOT_CHOSEN)]
-    summary["judge"] = {"model": judge.label, "prompts": judge.preset, **judge.totals()} \
-        if judge else {"model": None, "note": OFFLINE_JUDGE_NOTE}
-    summary["prompts"] = cfg.prompts if clients.decider.label != OFFLINE_LABEL else None
     summary["calls"] = eval_calls(store, eval_id)
+    # fanned out, the workers' judges made the calls: count them from the call log
+    totals = {k: summary["calls"]["judge"][k] for k in COUNT_KEYS} if fanned \
+        else judge.totals() if judge else {}
+    summary["judge"] = {"model": judge.label, "prompts": judge.preset, **totals} \
+        if judge else {"model": None, "note": OFFLINE_JUDGE_NOTE}
+    if failures:
+        summary["failed_tasks"] = failures
+    summary["prompts"] = cfg.prompts if clients.decider.label != OFFLINE_LABEL else None
     summary["k"] = options.k
     summary["build_seconds"] = round(build_seconds, 3)
     run = results.EvalRun(
@@ -173,7 +188,34 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
         options=options.model_dump(), memory_runs=memory_runs, summary=summary,
         seconds=time.perf_counter() - started)
     results.save(store, run, rows, contexts)
+    if failures:
+        from ..scale.fanout import TasksFailed
+        raise TasksFailed(failures, landed=run.id)
     return run
+
+
+def evaluate_conversation(store: Store, conv: Conversation, found: qa.ItemSet, v, cfg, asked,
+                          clients, judge, options: EvalOptions, *, eval_id: str, source: str,
+                          fmt: str, progress=None) -> ConversationResult:
+    """Build (or reuse) one conversation's memory and answer its questions."""
+    t0 = time.perf_counter()
+    run_id = None
+    if v.name == "full-context":
+        system = FullContext(conv.messages)
+    elif v.name == "rag-4096":
+        system = Rag(conv.messages, clients.embedder, budget=options.rag_budget)
+    else:
+        run_id = ensure_memory(store, conv, cfg, clients, source=source, fmt=fmt,
+                               progress=progress)
+        system = _retriever(store, run_id, v, asked, clients.embedder)
+    build_seconds = time.perf_counter() - t0
+    ctx = {"eval_id": eval_id, "run_id": run_id}
+    answered = _answer_all(found.items, system, clients, judge, options.benchmark, cfg, conv,
+                           progress, ctx)
+    clients.drain_calls()
+    return ConversationResult(conversation_id=conv.id, rows=[r for r, _ in answered],
+                              contexts=[c for _, c in answered], run_id=run_id,
+                              build_seconds=build_seconds)
 
 
 def _retriever(store: Store, run_id: str, v, config: PipelineConfig, embedder):

@@ -129,7 +129,23 @@ def flat(point: dict) -> dict:
 
 def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
           make_clients: Callable[[PipelineConfig], Clients], *, source: str, fmt: str,
-          on_point: Callable[[dict], None] | None = None) -> list[dict]:
+          on_point: Callable[[dict], None] | None = None, workers: int = 1,
+          ray_address: str | None = None, progress: Callable | None = None,
+          api_key: str | None = None) -> list[dict]:
+    """The grid's points in order. With `workers` > 1 or a `ray_address` each point is one
+    Ray task that builds its clients from the point's settings (so `make_clients` serves only
+    the points already finished in the store), and `progress` hears tasks done / running /
+    failed; points that fail after their retries raise TasksFailed once the others landed."""
+    if workers > 1 or ray_address:
+        from ..scale.fanout import TasksFailed
+        from ..scale.plan import sweep_fanned
+        results, failures = sweep_fanned(store, conv, points(base, grid), grid, make_clients,
+                                         source=source, fmt=fmt, workers=workers,
+                                         ray_address=ray_address, on_point=on_point,
+                                         progress=progress, api_key=api_key)
+        if failures:
+            raise TasksFailed(failures, results=results)
+        return results
     results = []
     for config in points(base, grid):
         result = run_point(store, conv, config, make_clients(config), source=source, fmt=fmt)
