@@ -13,6 +13,7 @@ from ..core.errors import InputError
 from ..core.transcripts import load_transcript
 from .common import (add_home, add_llm_options, llm_settings, make_config, notice, print_json,
                      store_from)
+from .workers import add_worker_options, check_workers, show_tasks
 
 LOCOMO_CATEGORIES = "1,2,3,4"
 
@@ -54,6 +55,7 @@ def _common(p) -> None:
     p.add_argument("--csv", help="also write the per-question results to this CSV file")
     p.add_argument("--json", action="store_true", help="print one JSON object per variant")
     add_llm_options(p)
+    add_worker_options(p)
     add_home(p)
 
 
@@ -90,6 +92,7 @@ def run(args) -> int:
     if unknown:
         raise InputError(f"unknown variant {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
     planned = [options_from(args, name) for name in variants]   # bad options fail first
+    check_workers(args)
     if args.csv:
         writable_csv(args.csv)
     config = make_config(backend=args.backend, model=args.model, embedder=args.embedder,
@@ -100,7 +103,8 @@ def run(args) -> int:
     done = []
     for options in planned:
         run_ = evaluate(store, transcript, config, options, source=str(args.file),
-                        progress=_progress(), base_url=args.base_url, notice=notice)
+                        progress=_progress(), base_url=args.base_url, notice=notice,
+                        workers=args.workers, ray_address=args.ray_address)
         done.append(run_)
         if args.json:
             print_json(results.summary_json(run_))
@@ -125,10 +129,14 @@ def writable_csv(path: str) -> None:
 
 
 def _progress():
-    if not sys.stderr.isatty():
-        return None
+    tty = sys.stderr.isatty()
 
     def show(p) -> None:
+        if p.stage == "tasks":
+            show_tasks(p)
+            return
+        if not tty:
+            return
         verb = "building memory" if p.stage == "build" else "answering"
         sys.stderr.write(f"\r{p.conversation}: {verb} {p.done}/{p.total}   ")
         if p.done >= p.total and p.stage == "answer":

@@ -8,6 +8,7 @@ from ..core.clients import build_clients
 from ..core.transcripts import load_transcript
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
 from .common import add_home, make_config, print_json, store_from
+from .workers import add_worker_options, check_workers, show_tasks
 
 
 def add_parser(sub) -> None:
@@ -22,6 +23,7 @@ def add_parser(sub) -> None:
     for name in SWEEPABLE:
         p.add_argument(f"--{name.replace('_', '-')}", help="comma-separated values")
     p.add_argument("--json", action="store_true", help="one JSON object per grid point")
+    add_worker_options(p)
     add_home(p)
 
 
@@ -39,6 +41,7 @@ def run(args) -> int:
     for name, values in grid.items():     # grid points are copies, which pydantic never checks
         for value in values:
             make_config(**settings, **{name: value})
+    check_workers(args)
     store = store_from(args)
 
     def show(point: dict) -> None:
@@ -56,5 +59,6 @@ def run(args) -> int:
               flush=True)
 
     sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
-          fmt=transcript.format, on_point=show)
+          fmt=transcript.format, on_point=show, workers=args.workers,
+          ray_address=args.ray_address, progress=show_tasks)
     return 0
