@@ -7,8 +7,9 @@ from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.tuning.demo import prediction_demo
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.jobs import registry
 from nemori_ui.ui.state import current_run, get_store, list_runs, run_data
-from nemori_ui.ui.jobs import follow, show_outcome
+from nemori_ui.ui.task_jobs import mine, outcome, remember, watch
 from nemori_ui.ui.tuning_widgets import demo_pair, start_demo
 
 page_setup("Prediction-error demo", needs_run=False)
@@ -20,18 +21,19 @@ st.markdown("Nemori predicts each episode from what it already knows and stores 
 pair = demo_pair()
 if pair is None:
     asked = st.session_state.pop("demo_requested", False)
-    if st.button("Run the demo on the bundled sample", type="primary", key="demo_button") \
-            or asked:
+    if not registry().alive(("demo",)):
+        outcome(mine("demo"), lambda job: None)     # a demo run stopped: say why
+        if st.button("Run the demo on the bundled sample", type="primary",
+                     key="demo_button") or asked:
+            for job in start_demo():
+                remember("demo", job)
+            st.rerun()
+    if registry().alive(("demo",)):
         st.caption("Nemori and Nemori-s on the sample, offline engine: a few seconds. The runs "
-                   "go on in the server if you leave the page.")
-        for job in start_demo():
-            follow(job)
-            if st.session_state.get("job_outcome", ("success",))[0] != "success":
-                show_outcome()      # a demo run stopped: say why, keep what finished
-                st.stop()
-        st.session_state.pop("job_outcome", None)
-        st.rerun()
-    st.info("Press the button: both runs take a few seconds with the offline engine.")
+                   "go on in the server if you leave the page; this page shows them when done.")
+        watch(("demo",))
+    else:
+        st.info("Press the button: both runs take a few seconds with the offline engine.")
     st.stop()
 
 known = {r.id: r for r in list_runs()}

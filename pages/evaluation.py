@@ -4,6 +4,7 @@ and any question taken apart down to the evidence in its retrieved context."""
 import streamlit as st
 
 from nemori_ui.core.eval import results
+from nemori_ui.ui.eval_jobs import eval_jobs
 from nemori_ui.ui.eval_widgets import (category_section, comparison_section, downloads,
                                        empty_state, paper_model_choice, pick_eval,
                                        questions_section)
@@ -12,6 +13,8 @@ from nemori_ui.ui.state import get_store
 
 page_setup("Evaluation", needs_run=False)
 runs = results.list_evals(get_store())
+eval_jobs(expanded=not runs)
+runs = results.list_evals(get_store())     # one may have ended meanwhile
 if not runs:
     empty_state()
     st.stop()

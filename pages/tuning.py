@@ -3,13 +3,12 @@
 import pandas as pd
 import streamlit as st
 
-from nemori_ui.core.clients import build_clients
 from nemori_ui.core.store.runs import stored_conversation
-from nemori_ui.core.tuning.sweep import best_point, flat, parse_grid, points, run_point
+from nemori_ui.core.tuning.sweep import best_point
 from nemori_ui.core.tuning.whatif import first_changed_window, what_if_tau
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.safe import md_escape
-from nemori_ui.ui.state import clear_data_cache, get_store
+from nemori_ui.ui.state import get_store
+from nemori_ui.ui.tuning_jobs import sweep_section, whatif_histogram, whatif_rerun
 from nemori_ui.ui.tuning_widgets import (FIGURES, figure_label, line_plots, parallel,
                                          sibling_points)
 
@@ -24,26 +23,7 @@ sweeps, whatif = st.tabs(["Sweep", "What-if τ"])
 with sweeps:
     st.caption("Every finished run of this conversation is a grid point. Add points with a "
                "sweep: calls whose prompts do not change are answered from the cache.")
-    with st.form("sweep_form"):
-        c1, c2, c3 = st.columns(3)
-        taus = c1.text_input("τ values", "0.6,0.7,0.8")
-        windows = c2.text_input("Window lengths", str(data.info.config.window))
-        variants = c3.text_input("Variants", data.info.config.variant)
-        go_sweep = st.form_submit_button("Run sweep")
-    if go_sweep:
-        try:
-            grid = parse_grid({"tau": taus, "window": windows, "variant": variants})
-        except ValueError as exc:
-            st.error(md_escape(str(exc)))
-            grid = None
-        if grid is not None:
-            store, todo = get_store(), points(data.info.config, grid)
-            bar = st.progress(0.0, text="sweeping")
-            for n, config in enumerate(todo, start=1):
-                run_point(store, conv, config, build_clients(config, store), source=data.info.source,
-                          fmt=data.info.format)
-                bar.progress(n / len(todo), text=f"{n} of {len(todo)} points")
-            clear_data_cache()
+    sweep_section(data, conv)
     table = sibling_points(data.info)
     if table.empty:
         st.info("No finished run of this conversation yet.")
@@ -100,19 +80,23 @@ with whatif:
     tau = st.slider("τ", 0.0, 1.0, float(data.info.config.tau), 0.01, key="whatif_tau")
     rows = what_if_tau(data, tau)
     changed = [r for r in rows if r["changes"] == "prediction"]
-    st.metric("Episodes whose prediction changes", len(changed))
-    st.dataframe(pd.DataFrame([{**r, "evoked_now": len(r["evoked_now"]),
-                                "evoked_then": len(r["evoked_then"]),
-                                "gained": ", ".join(r["gained"]), "lost": ", ".join(r["lost"])}
-                               for r in rows]), hide_index=True)
-    first = first_changed_window(rows)
-    if first is not None and st.button(f"Re-run at τ = {tau:.2f}", key="whatif_rerun"):
-        config = data.info.config.model_copy(update={"tau": tau})
-        store = get_store()
-        with st.spinner(f"re-running from window {first}: earlier calls come from the cache"):
-            point = run_point(store, conv, config, build_clients(config, store),
-                              source=data.info.source, fmt=data.info.format)
-        clear_data_cache()
-        st.success(f"Run {point['run_id']}: {point['llm']['calls_made']} calls made, "
-                   f"{point['llm']['calls_reused']} reused from the cache.")
-        st.dataframe(pd.DataFrame([flat(point)]), hide_index=True)
+    left, right = st.columns([3, 2])
+    with left:
+        st.metric("Episodes whose prediction changes", len(changed))
+        every = st.checkbox("Every episode (also those that stay the same or are downstream)",
+                            key="whatif_every")
+        listed = rows if every else changed
+        st.dataframe(pd.DataFrame([{"episode": r["episode_id"], "window": r["window"],
+                                    "title": r["cue"], "changes": r["changes"],
+                                    "evoked in the run": len(r["evoked_now"]),
+                                    "evoked at this τ": len(r["evoked_then"]),
+                                    "gained": ", ".join(r["gained"]),
+                                    "lost": ", ".join(r["lost"])} for r in listed],
+                                  columns=["episode", "window", "title", "changes",
+                                           "evoked in the run", "evoked at this τ", "gained",
+                                           "lost"]),
+                     hide_index=True, column_config={"title": st.column_config.TextColumn(
+                         width="medium")})
+    with right:
+        whatif_histogram(data, tau)
+    whatif_rerun(data, conv, tau, first_changed_window(rows))

@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nemori_ui.core.store import open_store, runs
+from nemori_ui.ui.jobs import registry
 from tests.conftest import ROOT
 
 PAGES = ["pages/demo.py", "pages/tuning.py", "pages/compare.py", "pages/timeline.py"]
@@ -22,10 +23,21 @@ def test_pages_render_without_a_run(page):
     assert not at.exception
 
 
+def demo_done(at: AppTest) -> AppTest:
+    """The demo's runs are jobs of the server: the page shows them once they end."""
+    for job in registry().of_kind("demo"):
+        assert job.wait(180) and job.error is None, job.error
+    return at.run()
+
+
 @pytest.fixture
 def demo_app(isolated_home):
     at = app()
     at.button(key="overview_demo").click().run()
+    assert not at.exception
+    assert any(p for p in at.get("progress")) or registry().of_kind("demo"), \
+        "the demo runs as jobs the page watches"
+    demo_done(at)
     assert not at.exception
     return at, isolated_home
 
@@ -56,7 +68,7 @@ def test_the_demo_is_rebuilt_from_its_stored_runs_after_a_reload(demo_app):
     assert "Repeated facts Nemori skipped" in texts(fresh)
     assert not [i for i in fresh.info if "Press the button" in i.value]
     fresh.switch_page("pages/overview.py").run()
-    fresh.button(key="overview_demo").click().run()
+    demo_done(fresh.button(key="overview_demo").click().run())
     assert not fresh.exception
     after = sorted(r.id for r in runs.list_runs(open_store(home)))
     assert after == before, "the demo ran its pair again"

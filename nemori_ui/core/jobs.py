@@ -5,6 +5,10 @@ executed inside it would stop too. A job runs the same work on a worker thread o
 instead, and pages only watch it: its windows are committed to the store as they finish, so any
 page (in any tab) reads the same progress, and a job whose process died reads "interrupted"
 from the store's owner check, ready to be resumed.
+
+Sweeps, what-if re-runs and evaluations are jobs too (`JobRegistry.submit`): their work gets
+the job itself, says how far it is with `job.step(fraction, text)` (where a cancel request takes
+effect) and returns its result, which the job keeps for the page that asked.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from .pipeline.runner import Progress
 
@@ -24,10 +28,14 @@ class Cancelled(BaseException):
 
 @dataclass
 class Job:
-    run_id: str
-    kind: str                                  # "run" or "resume"
+    run_id: str                                # the run's id, or the key of a job of many runs
+    kind: str                                  # "run", "resume", "whatif", "sweep", "eval"
+    label: str = ""
     started: float = field(default_factory=time.time)
-    progress: Progress | None = None
+    progress: Progress | None = None           # a run's last report
+    fraction: float = 0.0                      # any job's share done, and what it is doing
+    text: str = "starting"
+    result: Any = None
     error: str | None = None
     cancelled: bool = False
     finished: bool = False
@@ -38,9 +46,21 @@ class Job:
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    @property
+    def key(self) -> str:
+        return self.run_id
+
     def report(self, progress: Progress) -> None:
-        """The work's progress callback; where a cancel request takes effect."""
+        """A run's progress callback; where a cancel request takes effect."""
         self.progress = progress
+        self.check()
+
+    def step(self, fraction: float, text: str) -> None:
+        """Any job's progress; where a cancel request takes effect."""
+        self.fraction, self.text = max(0.0, min(1.0, fraction)), text
+        self.check()
+
+    def check(self) -> None:
         if self._cancel.is_set():
             raise Cancelled()
 
@@ -62,21 +82,26 @@ class JobRegistry:
               kind: str = "run") -> Job:
         """Run `work(progress)` on a worker thread, unless a job of this run is already alive
         (then that job is returned: a second tab pressing Resume must not run it twice)."""
+        return self.submit(run_id, lambda job: work(job.report), kind=kind, label=run_id)
+
+    def submit(self, key: str, work: Callable[[Job], Any], *, kind: str, label: str = "") -> Job:
+        """Run `work(job)` on a worker thread and keep what it returns as `job.result`; a job
+        of the same key that is still alive is returned instead of starting another."""
         with self._lock:
-            current = self._jobs.get(run_id)
+            current = self._jobs.get(key)
             if current is not None and current.alive:
                 return current
-            job = Job(run_id=run_id, kind=kind)
+            job = Job(run_id=key, kind=kind, label=label or key)
             job._thread = threading.Thread(target=self._work, args=(job, work), daemon=True,
-                                           name=f"nemori-job-{run_id}")
-            self._jobs[run_id] = job
+                                           name=f"nemori-job-{key}")
+            self._jobs[key] = job
             job._thread.start()
             return job
 
     @staticmethod
     def _work(job: Job, work) -> None:
         try:
-            work(job.report)
+            job.result = work(job)
         except Cancelled:
             job.cancelled = True
         except BaseException as exc:  # noqa: BLE001 - the store says failed; keep why for the page
@@ -95,5 +120,11 @@ class JobRegistry:
         job._cancel.set()
         return True
 
-    def alive(self) -> list[Job]:
-        return [j for j in list(self._jobs.values()) if j.alive]
+    def alive(self, kinds: tuple[str, ...] | None = None) -> list[Job]:
+        return [j for j in list(self._jobs.values())
+                if j.alive and (kinds is None or j.kind in kinds)]
+
+    def of_kind(self, *kinds: str) -> list[Job]:
+        """This process's jobs of these kinds, alive or ended, newest first."""
+        found = [j for j in list(self._jobs.values()) if j.kind in kinds]
+        return sorted(found, key=lambda j: j.started, reverse=True)

@@ -33,8 +33,8 @@ def questions_of(run: results.EvalRun) -> list[results.QuestionResult]:
 
 
 def empty_state() -> None:
-    st.info("No evaluation stored yet. Evaluations run from the command line and appear here; "
-            "for example, Nemori and both baselines on one LoCoMo conversation:")
+    st.info("No evaluation stored yet. Start one above, or from the command line; for "
+            "example, Nemori and both baselines on one LoCoMo conversation:")
     st.code(EVAL_COMMAND, language="bash")
     st.caption("Add --backend openai (with a key or --base-url) for the LLM judge; the offline "
                "engine scores F1, BLEU-1 and evidence recall without one.")

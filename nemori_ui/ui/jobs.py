@@ -12,11 +12,15 @@ from ..core.clients import build_clients
 from ..core.jobs import Job, JobRegistry
 from ..core.pipeline.runner import STAGES, Progress, run_windows
 from ..core.store import runs
+from ..core.store.owner import this_process
 from .safe import md_escape
 from .state import clear_data_cache, get_store, list_runs, read_secrets
 
 WATCH_S = 0.25      # how often a followed job's progress is redrawn
 PANEL_S = 1.0       # how often the jobs list refreshes while a job runs
+RUN_KINDS = ("run", "resume", "whatif", "demo")     # jobs of one run, keyed by its id
+TASK_KINDS = ("sweep", "eval")                      # jobs of many runs or none
+NAMES = {"sweep": "Sweep", "eval": "Evaluation", "whatif": "What-if re-run", "demo": "Demo run"}
 
 
 @st.cache_resource(show_spinner=False)
@@ -26,6 +30,7 @@ def registry() -> JobRegistry:
 
 
 def start_job(run_id: str, clients, *, kind: str = "run") -> Job:
+    """Run the stored run `run_id` as a job of the server (kind: run, resume, whatif, demo)."""
     store = get_store()
     return registry().start(
         run_id, lambda report: run_windows(store, run_id, clients, progress=report), kind=kind)
@@ -87,24 +92,46 @@ def show_outcome() -> None:
 
 
 def jobs_panel() -> None:
-    """Running, interrupted and failed runs, with Cancel and Resume; refreshed while one runs."""
+    """Running, interrupted and failed runs, with Cancel and Resume, and the sweeps and
+    evaluations running in this server, with Cancel; refreshed while one runs."""
     listed = [r for r in list_runs() if r.status in ("running", *runs.RESUMABLE)]
-    if not listed:
+    tasks = registry().alive(TASK_KINDS)
+    if not listed and not tasks:
         return
     following = st.session_state.get("following")
-    live = any(r.status == "running" for r in listed) and not following
+    live = (any(r.status == "running" for r in listed) or bool(tasks)) and not following
 
     @st.fragment(run_every=PANEL_S if live else None)
     def panel() -> None:
-        st.subheader("Jobs")
         now = [r for r in list_runs() if r.status in ("running", *runs.RESUMABLE)]
-        if live and not any(r.status == "running" for r in now):
+        working = registry().alive(TASK_KINDS)
+        if live and not any(r.status == "running" for r in now) and not working:
             clear_data_cache()
             st.rerun()      # a job ended: the sidebar and the saved runs change too
+        st.subheader("Jobs")
+        for job in working:
+            task_row(job)
         for info in now:
             job_row(info)
 
     panel()
+
+
+def job_progress(job: Job) -> tuple[float, str]:
+    if job.kind in RUN_KINDS:
+        return progress_text(job.progress, runs.get_run(get_store(), job.key))
+    return job.fraction, job.text
+
+
+def task_row(job: Job) -> None:
+    """A job of the server with its progress and Cancel."""
+    c1, c2, c3 = st.columns([5, 4, 1.4])
+    c1.markdown(f"**{NAMES.get(job.kind, job.kind)}**  \n{md_escape(job.label)}")
+    c2.progress(*job_progress(job))
+    if c3.button("Cancel", key=f"cancel_{job.key}",
+                 help="Stop after the current step; what finished is kept"):
+        registry().cancel(job.key)
+        st.rerun()
 
 
 def job_row(info: runs.RunInfo) -> None:
@@ -120,6 +147,8 @@ def job_row(info: runs.RunInfo) -> None:
                 registry().cancel(info.id)
                 job.wait(30)
                 st.rerun()
+        elif info.owner == this_process():
+            c3.caption("part of a sweep or evaluation")
         else:
             c3.caption("running in another process")
         return

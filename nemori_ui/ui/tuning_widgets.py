@@ -170,5 +170,5 @@ def start_demo() -> list[Job]:
         clients = build_clients(config, store)
         run_id = start_run(store, conv, config, clients, source=SAMPLE.name,
                            fmt=transcript.format, name=f"demo · {variant}")
-        jobs.append(start_job(run_id, clients))
+        jobs.append(start_job(run_id, clients, kind="demo"))
     return jobs

@@ -1,0 +1,83 @@
+"""The work of the jobs a page starts besides a run: a sweep and an evaluation.
+
+Each returns `work(job)` for `JobRegistry.submit`: it reports its progress on the job (where a
+cancel takes effect, between points or between questions) and returns what the page shows when
+it ends. `workers` is handed to the core function when that function takes it (points or
+questions fanned out over workers); otherwise everything runs in this process.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+from .config import PipelineConfig
+from .eval.harness import EvalOptions, EvalProgress, evaluate
+from .jobs import Job
+from .models import Conversation, Transcript
+from .store import Store
+from .tuning.sweep import points, sweep
+
+
+def takes(fn: Callable, name: str) -> bool:
+    """Whether `fn` has a parameter called `name` (or takes any keyword)."""
+    params = inspect.signature(fn).parameters.values()
+    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def fan_out(fn: Callable, workers: int) -> dict:
+    """The `workers` keyword for `fn`, when it accepts one."""
+    return {"workers": int(workers)} if takes(fn, "workers") else {}
+
+
+def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
+               make_clients: Callable[[PipelineConfig], object], *, source: str, fmt: str,
+               workers: int = 1) -> Callable[[Job], list[dict]]:
+    """A sweep of `grid` around `base`; the job's result is the list of points."""
+    total = len(points(base, grid))
+
+    def work(job: Job) -> list[dict]:
+        done: list[dict] = []
+        job.step(0.0, f"0 of {total} points")
+
+        def on_point(point: dict) -> None:
+            done.append(point)
+            params = point.get("params", {})
+            job.step(len(done) / total, f"{len(done)} of {total} points; last τ = "
+                                        f"{params.get('tau', 0):g}, w = {params.get('window')}")
+
+        def clients_for(config: PipelineConfig):
+            job.check()     # a cancel stops the sweep before its next point starts
+            return make_clients(config)
+
+        return sweep(store, conv, base, grid, clients_for, source=source, fmt=fmt,
+                     on_point=on_point, **fan_out(sweep, workers))
+    return work
+
+
+def eval_work(store: Store, transcript: Transcript, config: PipelineConfig,
+              options: list[EvalOptions], *, source: str, workers: int = 1,
+              api_key: str | None = None, secrets=None, base_url: str | None = None
+              ) -> Callable[[Job], list[str]]:
+    """One evaluation per options (one per variant); the job's result is their ids."""
+
+    def work(job: Job) -> list[str]:
+        ids = []
+        for n, opts in enumerate(options):
+            def progress(p: EvalProgress, n=n, opts=opts) -> None:
+                within = p.done / max(1, p.total) * (0.5 if p.stage == "build" else 1.0)
+                if p.stage == "answer":
+                    within = 0.5 + within / 2
+                what = "building the memory" if p.stage == "build" else "answering"
+                job.step((n + within) / len(options),
+                         f"{opts.variant} ({n + 1} of {len(options)}): {what} of "
+                         f"{p.conversation}, {p.done} of {p.total}")
+
+            job.step(n / len(options), f"{opts.variant} ({n + 1} of {len(options)}): starting")
+            run = evaluate(store, transcript, config, opts, source=source, api_key=api_key,
+                           secrets=secrets, base_url=base_url, progress=progress,
+                           **fan_out(evaluate, workers))
+            ids.append(run.id)
+        job.step(1.0, f"{len(ids)} evaluation(s) stored")
+        return ids
+    return work

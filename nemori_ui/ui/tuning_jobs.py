@@ -1,0 +1,126 @@
+"""The Tuning page's jobs: a new sweep and a what-if re-run, both run by the server (leaving the
+page does not stop them), and what-if τ drawn on the run's looked-at similarities."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ..core.clients import build_clients
+from ..core.config import PipelineConfig
+from ..core.job_tasks import sweep_work
+from ..core.jobs import Job
+from ..core.models import Conversation
+from ..core.pipeline.runner import start_run
+from ..core.store import runs
+from ..core.tuning.sweep import flat, parse_grid, point_figures, points
+from ..core.views.prediction import admitted, looked_similarities
+from ..core.views.run_data import RunData
+from .episodic_charts import similarity_histogram
+from .jobs import start_job
+from .safe import md_escape
+from .state import get_store, read_secrets
+from .task_jobs import mine, outcome, remember, submit, watch
+
+WORKERS_HELP = "Ray workers; 1 runs in this process"
+OLD_TAU = "#495057"
+
+
+def session_maker():
+    """Clients for any settings with this session's key and base URL, read here on the page:
+    a job's thread cannot read the session."""
+    store, secrets = get_store(), read_secrets()[0]
+    key = st.session_state.get("api_key") or None
+    base_url = st.session_state.get("base_url_raw")
+
+    def make(config: PipelineConfig):
+        return build_clients(config, store, api_key=key, secrets=secrets, base_url=base_url)
+    return make
+
+
+def sweep_section(data: RunData, conv: Conversation) -> None:
+    with st.form("sweep_form"):
+        c1, c2, c3, c4 = st.columns([3, 3, 3, 1.4])
+        taus = c1.text_input("τ values", "0.6,0.7,0.8")
+        windows = c2.text_input("Window lengths", str(data.info.config.window))
+        variants = c3.text_input("Variants", data.info.config.variant)
+        workers = c4.number_input("Workers", 1, 64, 1, help=WORKERS_HELP, key="sweep_workers")
+        go_sweep = st.form_submit_button("Run sweep")
+    if go_sweep:
+        try:
+            grid = parse_grid({"tau": taus, "window": windows, "variant": variants})
+        except ValueError as exc:
+            st.error(md_escape(str(exc)))
+            grid = None
+        if grid is not None:
+            n = len(points(data.info.config, grid))
+            work = sweep_work(get_store(), conv, data.info.config, grid, session_maker(),
+                              source=data.info.source, fmt=data.info.format,
+                              workers=int(workers))
+            submit("sweep", work, f"{n} points of {data.info.conversation_id}")
+    watch(("sweep",))
+    outcome(mine("sweep"), lambda job: st.success(
+        f"Sweep {md_escape(job.label)} finished: its points are in the table below."))
+
+
+def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:
+    """The looked-at similarities against the new τ (as the Prediction error page draws them)
+    and the run's own τ beside it."""
+    fig = similarity_histogram(looked, new)
+    if abs(old - new) > 1e-9:
+        fig.add_vline(x=old, line=dict(color=OLD_TAU, width=2, dash="dot"),
+                      annotation_text=f"run's τ = {old:.2f}", annotation_position="bottom",
+                      annotation_font=dict(color=OLD_TAU, size=12))
+    return fig
+
+
+def whatif_histogram(data: RunData, tau: float) -> None:
+    looked = looked_similarities(data)
+    if looked.empty:
+        st.caption("This run stored no looked-at similarity (no episode evoked anything).")
+        return
+    old = float(data.info.config.tau)
+    before, after = admitted(looked, old), admitted(looked, tau)
+    st.plotly_chart(whatif_figure(looked, old, tau), key="whatif_hist",
+                    config={"displayModeBar": False})
+    st.caption(f"Looked-at similarities: {before['passing']} of {before['pairs']} pass the "
+               f"run's τ = {old:.2f} ({before['evoking']} episodes evoke a memory), "
+               f"{after['passing']} pass τ = {tau:.2f} ({after['evoking']} episodes).")
+
+
+def whatif_rerun(data: RunData, conv: Conversation, tau: float, first: int | None) -> None:
+    if first is not None and st.button(f"Re-run at τ = {tau:.2f}", key="whatif_rerun",
+                                       help=f"From window {first} on calls change; earlier ones "
+                                            "come from the cache. It runs on in the server."):
+        config = data.info.config.model_copy(update={"tau": tau})
+        store = get_store()
+        try:
+            clients = session_maker()(config)
+            run_id = start_run(store, conv, config, clients, source=data.info.source,
+                               fmt=data.info.format, resume=False)
+        except Exception as exc:  # noqa: BLE001 - a server that cannot be reached, a bad key
+            st.error(f"Cannot start the re-run: {md_escape(f'{type(exc).__name__}: {exc}')}")
+            return
+        remember("whatif", start_job(run_id, clients, kind="whatif"))
+    watch(("whatif",))
+    outcome(mine("whatif"), rerun_result)
+
+
+def rerun_result(job: Job) -> None:
+    store = get_store()
+    info = runs.get_run(store, job.key)
+    if info.status != "done":
+        st.warning(f"Run {info.id} is {info.status}; Resume it on the Run page.")
+        return
+    point = point_figures(store, job.key)
+    llm = point["llm"]
+    said = f"Run {info.id} at τ = {info.config.tau:.2f} finished"
+    if llm["calls_made"] or llm["calls_reused"]:     # the offline engine makes no call
+        said += f": {llm['calls_made']} calls made, {llm['calls_reused']} reused from the cache"
+    st.success(said + ". It is a point of the sweep too.")
+    row = flat(point)
+    shown = {k: v for k, v in row.items()
+             if not (k in ("calls_made", "calls_reused", "input_tokens") and not v)
+             and v is not None}
+    st.dataframe(pd.DataFrame([shown]), hide_index=True)
