@@ -1,0 +1,275 @@
+"""Evaluations and sweeps fanned out on a local Ray (two workers): what lands in the home's store
+is what the sequential loop leaves, a task that fails once is retried, one that always fails is
+named while the others land, and finished work is not sent again."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+
+from nemori_ui.cli import main
+from nemori_ui.core.config import PipelineConfig
+from nemori_ui.core.eval import results
+from nemori_ui.core.eval.harness import EvalOptions, evaluate
+from nemori_ui.core.models import Conversation
+from nemori_ui.core.scale.fanout import TasksFailed
+from nemori_ui.core.scale.tasks import FAULTS_ENV
+from nemori_ui.core.store import open_store, records, runs
+from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.core.tuning.sweep import parse_grid, sweep
+from tests.conftest import ROOT
+
+ray = pytest.importorskip("ray")
+SMALL = ROOT / "tests" / "fixtures" / "transcripts" / "locomo_small.json"
+TIMING = re.compile(r"(_ms|_s|seconds)$")
+
+
+@pytest.fixture(scope="module")
+def local_ray(tmp_path_factory):
+    """One local Ray for the module: starting it costs seconds. The fault file's path is in
+    the environment its workers inherit; each test writes what it wants to fail."""
+    faults = tmp_path_factory.mktemp("faults") / "faults.json"
+    faults.write_text("{}")
+    os.environ[FAULTS_ENV] = str(faults)
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=2, include_dashboard=False,
+                 object_store_memory=100 * 1024 * 1024, log_to_driver=False)
+    yield faults
+    ray.shutdown()
+    os.environ.pop(FAULTS_ENV, None)
+
+
+def inject(faults, **wanted) -> None:
+    for old in faults.parent.glob(faults.name + ".*"):
+        old.unlink()
+    faults.write_text(json.dumps({k.replace("__", " "): v for k, v in wanted.items()}))
+
+
+def untimed(value):
+    """A stored figure without what depends on the clock or on ids chosen at random."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items()
+                if not TIMING.search(k) and k not in ("run_id", "created_at")}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+def memory_of(store, run_id: str) -> dict:
+    """Everything a run stored that does not depend on when or where it ran."""
+    info = runs.get_run(store, run_id)
+    return {
+        "run": (info.name, info.status, info.fingerprint, info.decider, info.windows_done,
+                info.conversation_id),
+        "messages": [m.model_dump() for m in records.load_messages(store, run_id)],
+        "episodes": [e.model_dump() for e in records.load_episodes(store, run_id)],
+        "memories": [m.model_dump() for m in records.load_memories(store, run_id)],
+        "events": [(e.seq, e.stage, e.window, e.episode_ids, e.memory_ids)
+                   for e in records.load_events(store, run_id)],
+    }
+
+
+def stored_eval(home) -> tuple[dict, list, dict]:
+    store = open_store(home)
+    [run] = results.list_evals(store)
+    rows = [untimed(r.model_dump()) for r in results.load_questions(store, run.id)]
+    memories = {conv: memory_of(store, rid) for conv, rid in run.memory_runs.items()}
+    return untimed(run.summary), rows, memories
+
+
+def dev_head(locomo_path, tmp_path, sessions: int = 4):
+    """conv-26 and conv-30 from the shared LoCoMo file, their first sessions only (a whole
+    conversation's memory takes a minute to build) and the questions about those."""
+    keep = [f"session_{i}" for i in range(1, sessions + 1)]
+    samples = []
+    for sample in json.loads(locomo_path.read_text()):
+        conv = sample["conversation"]
+        sample["conversation"] = {k: v for k, v in conv.items()
+                                  if k.startswith("speaker") or k.replace("_date_time", "") in keep}
+        sample["qa"] = [q for q in sample["qa"] if q.get("evidence") and all(
+            re.match(rf"D({'|'.join(str(i) for i in range(1, sessions + 1))}):", e)
+            for e in q["evidence"])]
+        samples.append(sample)
+    path = tmp_path / "locomo-head.json"
+    path.write_text(json.dumps(samples))
+    return path
+
+
+def test_eval_locomo_with_two_workers_stores_what_sequential_stores(local_ray, locomo_path,
+                                                                    tmp_path, capsys):
+    path = dev_head(locomo_path, tmp_path)
+    common = ["eval", "locomo", str(path), "--conversations", "conv-26,conv-30", "--limit", "6"]
+    assert main([*common, "--home", str(tmp_path / "seq")]) == 0
+    assert main([*common, "--home", str(tmp_path / "ray"), "--workers", "2"]) == 0
+    progress = capsys.readouterr().err
+    assert "tasks: 2 done, 0 running, 0 failed of 2" in progress
+
+    seq, ray_ = stored_eval(tmp_path / "seq"), stored_eval(tmp_path / "ray")
+    assert seq[0] == ray_[0]                      # figures, by category and overall
+    assert len(seq[1]) == 12 and seq[1] == ray_[1]   # every per-question row
+    assert set(seq[2]) == {"conv-26", "conv-30"} and seq[2] == ray_[2]
+    # the embeddings cache came back with the rows: a later run embeds nothing again
+    store = open_store(tmp_path / "ray")
+    assert store.query("SELECT count(*) FROM vector_cache")[0][0] > 100
+
+
+def short_conversation(locomo_path, n: int = 60) -> Conversation:
+    conv = load_transcript(locomo_path).conversation("conv-30")
+    return conv.model_copy(update={"messages": conv.messages[:n]})
+
+
+def run_sweep(home, conv, **kw):
+    store = open_store(home)
+    grid = parse_grid({"tau": "0.5,0.6", "window": "10,20"})
+    from nemori_ui.core.clients import build_clients
+    return store, sweep(store, conv, PipelineConfig(), grid, lambda c: build_clients(c, store),
+                        source="conv-30 head", fmt="locomo", **kw)
+
+
+def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path, tmp_path):
+    conv = short_conversation(locomo_path)
+    seq_store, seq = run_sweep(tmp_path / "seq", conv)
+    seen = []
+    ray_store, fanned = run_sweep(tmp_path / "ray", conv, workers=2, progress=seen.append)
+    assert [untimed(p) for p in seq] == [untimed(p) for p in fanned]
+    assert [p["params"]["tau"] for p in fanned] == [0.5, 0.5, 0.6, 0.6]
+    assert fanned[0]["qa"] is not None            # evidence recall, from the stored questions
+    for a, b in zip(seq, fanned):
+        assert memory_of(seq_store, a["run_id"]) == memory_of(ray_store, b["run_id"])
+    last = seen[-1]
+    assert (last.done, last.running, last.failed, last.total) == (4, 0, 0, 4)
+    assert max(p.running for p in seen) == 2
+
+    # a re-run sends nothing: every point is finished in the store
+    again_seen = []
+    _, again = run_sweep(tmp_path / "ray", conv, workers=2, progress=again_seen.append)
+    assert again_seen == [] and all(p.get("reused") for p in again)
+    assert [untimed(p) for p in again] == [{**untimed(p), "reused": True} for p in fanned]
+    assert len(runs.list_runs(ray_store)) == 4
+
+
+def test_a_task_that_fails_once_is_retried_and_the_result_is_complete(local_ray, locomo_path,
+                                                                      tmp_path):
+    inject(local_ray, **{"tau=0.5__window=20": 1})
+    store, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30), workers=2)
+    assert len(points) == 4 and len(runs.list_runs(store)) == 4
+    attempts = local_ray.parent / (local_ray.name + ".tau_0.5_window_20.attempts")
+    assert attempts.read_text() == "2"            # failed once, then succeeded
+
+
+def test_a_task_that_always_fails_is_named_and_the_others_land(local_ray, locomo_path,
+                                                               tmp_path):
+    inject(local_ray, **{"tau=0.6__window=10": -1})
+    seen = []
+    with pytest.raises(TasksFailed) as failed:
+        run_sweep(tmp_path / "home", short_conversation(locomo_path, 30), workers=2,
+                  progress=seen.append)
+    assert list(failed.value.failures) == ["tau=0.6 window=10"]
+    assert "InjectedFault" in failed.value.failures["tau=0.6 window=10"]
+    assert "tau=0.6 window=10" in str(failed.value)
+    assert len(failed.value.results) == 3
+    store = open_store(tmp_path / "home")
+    stored = {(r.config.tau, r.config.window) for r in runs.list_runs(store)}
+    assert stored == {(0.5, 10), (0.5, 20), (0.6, 20)}
+    assert (seen[-1].done, seen[-1].failed) == (3, 1)
+
+    # the same sweep again, the fault gone: only the failed point is sent
+    inject(local_ray)
+    again = []
+    _, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30), workers=2,
+                          progress=again.append)
+    assert [p.name for p in again if p.state == "started"] == ["tau=0.6 window=10"]
+    assert len(points) == 4 and len(runs.list_runs(store)) == 4
+
+
+def two_conversations(tmp_path):
+    data = json.loads(SMALL.read_text())
+    twin = json.loads(json.dumps(data[0]))
+    twin["sample_id"] = "conv-twin"
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps([data[0], twin]))
+    return path
+
+
+def test_an_eval_task_that_always_fails_is_named_and_the_other_lands(local_ray, tmp_path):
+    inject(local_ray, **{"conv-twin": -1})
+    path = two_conversations(tmp_path)
+    store = open_store(tmp_path / "home")
+    with pytest.raises(TasksFailed, match="conv-twin") as failed:
+        evaluate(store, load_transcript(path), PipelineConfig(), EvalOptions(),
+                 source=str(path), workers=2)
+    [run] = results.list_evals(store)
+    assert failed.value.landed == run.id
+    assert set(run.memory_runs) == {"conv-mini"}
+    assert run.summary["failed_tasks"].keys() == {"conv-twin"}
+    assert {r.conversation_id for r in results.load_questions(store, run.id)} == {"conv-mini"}
+    inject(local_ray)
+
+
+SECRET = "sk-scale-test-0123456789abcdefSECRET"
+
+
+def test_the_key_reaches_workers_through_their_environment_only(local_ray, tmp_path,
+                                                                openai_server, monkeypatch):
+    import pickle
+    from pathlib import Path
+
+    from nemori_ui.core.scale.tasks import EvalTask, run_eval_task
+    from tests.test_eval_llm import reply
+    openai_server.responder = reply
+    openai_server.api_key = SECRET                # any other key is refused with a 401
+    path = two_conversations(tmp_path)
+    home = tmp_path / "home"
+    store = open_store(home)
+    config = PipelineConfig(backend="openai", model="answer-model", window=10,
+                            base_url=openai_server.url)
+    run = evaluate(store, load_transcript(path), config, EvalOptions(judge_model="judge-model"),
+                   source=str(path), api_key=SECRET, workers=2)
+    store.close()
+    chats = openai_server.chat_requests
+    assert chats and all(r.headers.get("authorization") == f"Bearer {SECRET}" for r in chats)
+    assert run.summary["overall"]["judged"] == run.summary["questions"] > 0
+    assert run.summary["judge"]["calls"] == run.summary["questions"]
+
+    secret = SECRET.encode()
+    for f in home.iterdir():                      # the home's database, its WAL
+        assert secret not in f.read_bytes(), f
+    session = Path(ray._private.worker._global_node.get_session_dir_path())
+    for f in session.rglob("*"):                  # Ray's own logs and files of the session
+        if f.is_file() and not f.is_symlink():
+            assert secret not in f.read_bytes(), f
+
+    # what crosses to and from a worker (Ray pickles it) holds no key either
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    conv = load_transcript(path).conversations[0]
+    from nemori_ui.core.eval.ablations import build_config, variant
+    task = EvalTask(name=conv.id, eval_id="eval-x", conversation=conv,
+                    config=build_config(config, variant("nemori")),
+                    options=EvalOptions(judge_model="judge-model").model_dump(),
+                    source=str(path), fmt="locomo")
+    out = run_eval_task(task)
+    assert out.result["rows"] and out.rows.call_log.rows
+    assert secret not in pickle.dumps(task) and secret not in pickle.dumps(out)
+
+
+def test_without_ray_a_clear_message_and_sequential_needs_no_ray(tmp_path):
+    import subprocess
+    import sys
+    hide = ("import sys; sys.modules['ray'] = None; from nemori_ui.cli import main; "
+            "code = main(sys.argv[1:]); print('ray' in sys.modules and sys.modules['ray'] "
+            "is not None); sys.exit(code)")
+    base = [sys.executable, "-c", hide, "eval", "locomo", str(SMALL), "--home", str(tmp_path)]
+    refused = subprocess.run([*base, "--workers", "2"], capture_output=True, text=True,
+                             cwd=ROOT, timeout=120, check=False)
+    assert refused.returncode == 2
+    assert "pip install -r requirements-scale.txt" in refused.stderr
+    assert not (tmp_path / "nemori.db").exists() or not results.list_evals(open_store(tmp_path))
+    plain = subprocess.run([sys.executable, "-c", hide.replace("sys.modules['ray'] = None; ", ""),
+                            "eval", "locomo", str(SMALL), "--home", str(tmp_path)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300,
+                           check=False)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.strip().endswith("False")    # a sequential run never imports Ray
