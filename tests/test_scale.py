@@ -185,6 +185,31 @@ def test_a_task_that_always_fails_is_named_and_the_others_land(local_ray, locomo
     assert len(points) == 4 and len(runs.list_runs(store)) == 4
 
 
+
+def test_a_fanned_sweep_with_a_model_starts_from_the_homes_cached_replies(local_ray, tmp_path,
+                                                                         openai_server):
+    from nemori_ui.core.clients import build_clients
+    from tests.llm_responder import respond
+    from tests.test_pipeline_openai import CONV
+    openai_server.responder = respond
+    store = open_store(tmp_path / "home")
+    base = PipelineConfig(backend="openai", model="test-model", window=10,
+                          base_url=openai_server.url)
+
+    def clients(config):
+        return build_clients(config, store)
+
+    sweep(store, CONV, base, parse_grid({"tau": "0.5"}), clients, source="fixture", fmt="chat")
+    sent = len(openai_server.chat_requests)
+    fanned = sweep(store, CONV, base, parse_grid({"tau": "0.5,0.9"}), clients,
+                   source="fixture", fmt="chat", workers=2)
+    assert fanned[0]["reused"]                    # finished in the home: not sent again
+    new = fanned[1]["llm"]
+    assert new["calls_reused"] > 0 and new["calls_made"] > 0   # partition, narration cached
+    assert len(openai_server.chat_requests) - sent == new["calls_made"]
+    assert not openai_server.errors
+
+
 def two_conversations(tmp_path):
     data = json.loads(SMALL.read_text())
     twin = json.loads(json.dumps(data[0]))

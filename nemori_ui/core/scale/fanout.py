@@ -15,10 +15,10 @@ import hashlib
 import logging
 import os
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from ..errors import InputError
 from ..llm.redact import redact_patterns
@@ -104,15 +104,18 @@ def connect(workers: int, address: str | None, key: str | None = None):
         ray.shutdown()
     if ray.is_initialized():
         return ray
-    quiet = dict(logging_level=logging.WARNING, log_to_driver=False)
+    quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
     if address:
         # the nodes have the requirements installed; the product's own code travels with the job
         package = str(Path(__file__).resolve().parents[2])
         ray.init(address=address, runtime_env={"py_modules": [package]}, **quiet)
     else:
         with _environment(key):
+            # Ray nices its workers to 15 by default: the tasks are the work asked for and the
+            # sequential path runs at the caller's priority, so they run at it too
             ray.init(address="local", num_cpus=max(1, workers), include_dashboard=False,
-                     object_store_memory=OBJECT_STORE_BYTES, **quiet)
+                     object_store_memory=OBJECT_STORE_BYTES,
+                     _system_config={"worker_niceness": 0}, **quiet)
     if key and not _workers_hold(ray, key):
         raise InputError("the Ray cluster's workers have no OPENAI_API_KEY, or another one: "
                          "export it on every node before `ray start`")

@@ -9,14 +9,21 @@ repeated evaluation makes no new call, as the sequential one does.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..config import PipelineConfig
 from ..models import Conversation
 from ..store import Store, runs
 from . import transfer
 from .fanout import TaskProgress, connect, fan_out, slots_of
-from .tasks import EvalOutput, EvalTask, PointOutput, PointTask, run_eval_task, run_point_task
+from .tasks import (
+    EvalOutput,
+    EvalTask,
+    PointOutput,
+    PointTask,
+    run_eval_task,
+    run_point_task,
+)
 
 MEMORYLESS = ("full-context", "rag-4096")
 
@@ -47,6 +54,20 @@ def _seed(store: Store, conv: Conversation, cfg: PipelineConfig, variant: str, s
     cache = transfer.cache_entries(store, [c.cache_key for c in calls])
     return transfer.StoreRows(runs=[transfer.run_rows(store, memory)] if memory else [],
                               llm_cache=cache)
+
+
+def _conversation_replies(store: Store, conv: Conversation, config: PipelineConfig
+                          ) -> transfer.StoreRows | None:
+    """The cached replies of every run of this conversation in the home: what a sweep point
+    would find in the shared cache when run one after another (an offline run has none)."""
+    if config.backend == "offline":
+        return None
+    from ..store import records
+    ids = [r["id"] for r in store.query("SELECT id FROM runs WHERE conversation_id = ? AND "
+                                        "content_hash = ?",
+                                        (conv.id, runs.content_hash(conv.messages)))]
+    keys = [c.cache_key for run_id in ids for c in records.load_calls(store, run_id)]
+    return transfer.StoreRows(llm_cache=transfer.cache_entries(store, keys)) if keys else None
 
 
 def _outside_calls(store: Store, run_id: str | None):
@@ -122,7 +143,8 @@ def sweep_fanned(store: Store, conv: Conversation, configs: list[PipelineConfig]
                 on_point(by_name[name])
             continue
         tasks.append((name, PointTask(name=name, conversation=conv, config=config,
-                                      source=source, fmt=fmt)))
+                                      source=source, fmt=fmt,
+                                      seed=_conversation_replies(store, conv, config))))
     failures: dict[str, str] = {}
     if tasks:
         key = needed_key(configs[0], api_key, secrets, None)

@@ -51,6 +51,7 @@ class PointTask(BaseModel):
     config: PipelineConfig
     source: str
     fmt: str
+    seed: transfer.StoreRows | None = None     # replies cached for this conversation
 
 
 class EvalOutput(BaseModel):
@@ -136,10 +137,15 @@ def run_point_task(task: PointTask) -> PointOutput:
     with tempfile.TemporaryDirectory(prefix="nemori-task-") as home:
         store = open_store(home)
         try:
+            keys = set()
+            if task.seed:
+                transfer.land(store, task.seed)
+                keys = {row[0] for row in task.seed.llm_cache.rows} if task.seed.llm_cache \
+                    else set()
             clients = task_clients(task.config, store)
             point = run_point(store, task.conversation, task.config, clients,
                               source=task.source, fmt=task.fmt)
             return PointOutput(name=task.name, point=point,
-                               rows=transfer.everything_but(store, set(), set()))
+                               rows=transfer.everything_but(store, set(), keys))
         finally:
             store.close()

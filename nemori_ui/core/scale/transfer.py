@@ -62,7 +62,7 @@ def run_rows(store: Store, run_id: str) -> RunRows:
 def cache_entries(store: Store, keys: list[str]) -> TableRows:
     """The response cache's entries under these keys (those it has)."""
     found = TableRows(table="llm_cache", columns=["key", "entry", "created_at"])
-    unique = sorted(set(k for k in keys if k))
+    unique = sorted({k for k in keys if k})
     for start in range(0, len(unique), 500):   # SQLite caps the parameters of one statement
         chunk = unique[start:start + 500]
         part = select(store, "llm_cache", f"key IN ({','.join('?' * len(chunk))})", tuple(chunk))
