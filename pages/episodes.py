@@ -1,11 +1,13 @@
 """Episodes: the narratives the memory wrote, and how new episodes were integrated."""
 
+import pandas as pd
 import streamlit as st
 
 from nemori_ui.core.views.episodes import (episode_cards, episode_label, episode_messages,
                                            integration_detail, integration_table)
 from nemori_ui.ui.episodic_charts import candidates_figure, narrative_block
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.readable import readable_gaps
 from nemori_ui.ui.safe import md_escape
 
 PER_PAGE = 20
@@ -52,8 +54,14 @@ with integration:
                     "most similar earlier episodes; it either continues one of them (the two "
                     f"are merged) or stays on its own. **{len(merges)}** of {len(table)} "
                     "new episodes were merged.")
-        st.dataframe(table, hide_index=True,
-                     column_config={"best score": st.column_config.NumberColumn(format="%.3f")})
+        # the choice is the decision's index; the decision column already says it in words
+        shown = table.drop(columns=["choice"]).assign(
+            **{"best score": pd.to_numeric(table["best score"], errors="coerce"),
+               "reason": table["reason"].map(readable_gaps)})
+        st.dataframe(shown, hide_index=True,
+                     column_config={"best score": st.column_config.NumberColumn(
+                                        format="%.3f", help="empty: no earlier candidate"),
+                                    "reason": st.column_config.TextColumn(width="large")})
         options = list(table["new episode"])
         default = merges["new episode"].iloc[0] if len(merges) else options[0]
         key = f"ep_integration_{run}"
@@ -62,8 +70,10 @@ with integration:
         chosen = st.selectbox("Decision about the new episode", options, key=key,
                               format_func=lambda i: episode_label(data, i))
         detail = integration_detail(data, chosen)
-        st.markdown(f"**{md_escape(detail['decision'])}** (choice "
-                    f"{detail['choice'] if detail['choice'] != -1 else '-1: none'})")
+        picked = detail["choice"]
+        st.markdown(f"**{md_escape(detail['decision'])}**" + (
+            f" (candidate {picked} of {len(detail['candidates'])})"
+            if isinstance(picked, int) and picked > 0 else ""))
         if detail["reason"]:
             st.caption("Reason")
             st.text(detail["reason"])

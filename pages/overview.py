@@ -40,7 +40,10 @@ if data is not None:
     cols[2].metric("Integrated", summary["integrated"])
     cols[3].metric("Insights", summary["insights"])
     cols[4].metric("Memories", summary["semantic_memories"], help="active semantic memories")
-    cols[5].metric("LLM calls", summary["llm"]["calls"])
+    if summary["llm"]["calls"] or summary["llm"].get("cached"):
+        cols[5].metric("LLM calls", summary["llm"]["calls"])
+    else:   # the offline engine makes no call: a counter of zeros says nothing
+        cols[5].metric("LLM calls", "none", help="decided without an LLM")
     d = summary["decisions"]
     st.caption(f"Consolidation: {d['new']} new · {d['merge']} merged · {d['conflict']} conflicts")
     soundness = run_health(current_run())

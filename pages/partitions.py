@@ -8,6 +8,7 @@ from nemori_ui.core.views.partitions import (boundaries, cuts_table, message_fra
 from nemori_ui.ui.append_form import mark_appends, stored_markers
 from nemori_ui.ui.episodic_charts import ribbon_figure
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.readable import readable_gaps, without_constant
 
 data = page_setup("Partitions")
 if data is None:
@@ -60,12 +61,17 @@ st.dataframe(windows[windows["repaired"]] if only else windows, hide_index=True,
                             "proposed (1-based)": st.column_config.TextColumn(
                                 help="groups of positions within the window, as proposed"),
                             "kept (1-based)": st.column_config.TextColumn(
+                                width="medium",
                                 help="the groups after repair; '|' separates episodes")})
 
 st.subheader("Cuts and their reasons")
 st.caption("One row per episode a window was cut into. The reason is the partitioner's: a "
            "topic label from an LLM, or the signal the offline engine cut at.")
-st.dataframe(cuts_table(data), hide_index=True)
+cut_rows = cuts_table(data)
+cut_rows["reason"] = cut_rows["reason"].map(readable_gaps)
+# a group is always contiguous after repair; the column only matters when one is not
+st.dataframe(without_constant(cut_rows, "contiguous"), hide_index=True,
+             column_config={"reason": st.column_config.TextColumn(width="large")})
 
 st.subheader("Messages of an episode")
 options = [e.id for e in data.episodes]

@@ -56,7 +56,7 @@ def progress_text(p: Progress | None, info: runs.RunInfo) -> tuple[float, str]:
     done = min(1.0, (p.window + within) / max(1, p.windows_total))
     text = f"window {min(p.window + 1, p.windows_total)} of {p.windows_total}: {p.stage}"
     llm = p.llm or {}
-    if llm:     # the offline engine makes no call: no counters to show
+    if any(llm.get(k) for k in ("calls", "cached", "failed")):   # none made: nothing to count
         text += (f" · LLM calls {llm.get('calls', 0)}, cached {llm.get('cached', 0)}, "
                  f"failed {llm.get('failed', 0)}, tokens in {llm.get('input_tokens', 0):,} / "
                  f"out {llm.get('output_tokens', 0):,}")

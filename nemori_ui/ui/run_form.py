@@ -34,9 +34,17 @@ def choose_transcript():
                       key="source_kind")
     if source == "Bundled sample":
         return parse_transcript(SAMPLE.read_bytes(), source=SAMPLE.name), SAMPLE.name
-    upload = st.file_uploader("Transcript file", type=UPLOAD_TYPES, key="upload",
-                              help="Format detected from the content.")
+    # no type filter: a refused type would show only a red chip while the last file's message
+    # stayed; every file gets a message naming it instead
+    upload = st.file_uploader("Transcript file", key="upload",
+                              help="JSON (LoCoMo, LongMemEval, chat), JSONL, CSV / TSV or plain "
+                                   "text; the format is detected from the content.")
     if upload is None:
+        return None
+    suffix = Path(upload.name).suffix.lower().lstrip(".")
+    if suffix and suffix not in UPLOAD_TYPES:
+        st.error(f"Cannot read {md_escape(upload.name)}: a .{md_escape(suffix)} file is not a "
+                 f"transcript. Upload one of: {', '.join('.' + t for t in UPLOAD_TYPES)}.")
         return None
     try:
         return parse_transcript(upload.getvalue(), source=upload.name), upload.name
@@ -203,6 +211,22 @@ def saved_runs() -> None:
                        mime="application/json",
                        data=lambda: json.dumps(run_document(get_store(), chosen), indent=2))
     if c4.button("Delete", key="delete_run"):
-        runs.delete_run(get_store(), chosen)
-        clear_data_cache()
-        st.rerun()
+        st.session_state.confirm_delete = chosen
+    if st.session_state.get("confirm_delete") == chosen:
+        confirm_delete(chosen, names[chosen])
+
+
+def confirm_delete(run_id: str, name: str) -> None:
+    """Deleting drops the run's episodes, memories, events and calls: ask first."""
+    with st.container(border=True):
+        st.warning(f"Delete **{md_escape(name)}** ({run_id}) with its episodes, memories, "
+                   "events and calls? This cannot be undone; Export JSON keeps a copy.")
+        c1, c2, _ = st.columns([1, 1, 4])
+        if c1.button("Delete for good", type="primary", key="delete_confirmed"):
+            runs.delete_run(get_store(), run_id)
+            st.session_state.confirm_delete = None
+            clear_data_cache()
+            st.rerun()
+        if c2.button("Keep it", key="delete_cancelled"):
+            st.session_state.confirm_delete = None
+            st.rerun()
