@@ -234,6 +234,34 @@ def test_an_eval_task_that_always_fails_is_named_and_the_other_lands(local_ray, 
     inject(local_ray)
 
 
+
+def test_sweep_on_a_cluster_at_an_address(local_ray, tmp_path):
+    """A cluster started apart (as `ray start --head` would), whose workers cannot import the
+    product from their own path: the command sends its code with the job."""
+    import subprocess
+    import sys
+
+    from ray.cluster_utils import Cluster
+    from tests.conftest import SAMPLE
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 2, "include_dashboard": False, "object_store_memory": 100 * 1024 * 1024})
+    try:
+        # the driver finds the product on its PYTHONPATH; the cluster's workers, started
+        # before, in another folder, do not see it
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-m", "nemori_ui", "sweep", str(SAMPLE), "--tau", "0.5,0.6",
+             "--ray-address", cluster.address, "--home", str(tmp_path / "home"), "--json"],
+            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600, check=False)
+    finally:
+        cluster.shutdown()
+    assert done.returncode == 0, done.stderr
+    points = [json.loads(line) for line in done.stdout.splitlines()]
+    assert sorted(p["params"]["tau"] for p in points) == [0.5, 0.6]
+    assert "tasks: 2 done, 0 running, 0 failed of 2" in done.stderr
+    assert len(runs.list_runs(open_store(tmp_path / "home"))) == 2
+
+
 SECRET = "sk-scale-test-0123456789abcdefSECRET"
 
 
