@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a source checkout
 
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
-from nemori_ui.core.models import (Conversation, Episode, Message, SemanticMemory,  # noqa: E402
-                                   StageEvent)
+from nemori_ui.core.models import Conversation, Episode, Message, SemanticMemory  # noqa: E402
 from nemori_ui.core.offline import OFFLINE_LABEL  # noqa: E402
+from nemori_ui.core.stage_events import StageEvent, build_event  # noqa: E402
 from nemori_ui.core.store import open_store, records, runs  # noqa: E402
 
 DIM, TOPICS = 384, 40
@@ -104,7 +104,7 @@ class Synth:
 
     def event(self, stage: str, w: int, payload: dict, **ids) -> StageEvent:
         self.seq += 1
-        return StageEvent(stage=stage, window=w, seq=self.seq - 1, payload=payload, **ids)
+        return build_event(dict(stage=stage, window=w, seq=self.seq - 1, payload=payload, **ids))
 
     def sample(self, ids: list[str], k: int) -> list[str]:
         return self.rng.sample(ids, min(k, len(ids)))

@@ -56,8 +56,8 @@ def evocation(path: Path, conv_id: str) -> None:
     first = min(m.session for m in conv.messages)
     opening = {m.id for m in conv.messages if m.session == first}
     later = [e for e in data.stage("anticipate")
-             if not set(data.episode_by_id[e.payload["episode_id"]].message_ids) & opening]
-    evoking = [e for e in later if any(x["passed"] for x in e.payload["evoked"])]
+             if not set(data.episode_by_id[e.payload.episode_id].message_ids) & opening]
+    evoking = [e for e in later if any(x.passed for x in e.payload.evoked)]
     share = len(evoking) / len(later) if later else 0.0
     print(f"{conv_id}: {len(evoking)} of {len(later)} episodes after the first session evoke a "
           f"memory ({share:.0%}); τ = {data.info.config.tau:g}")
@@ -77,13 +77,13 @@ def labelled(text: Path, labels_path: Path) -> None:
     resolved = sum(any(m.status == "superseded" for m in data.memories
                        if message(old).id in m.source_message_ids)
                    for old, _ in labels["changes"])
-    conflicts = [e for e in data.stage("consolidate") if e.payload.get("action") == "conflict"]
+    conflicts = [e for e in data.stage("consolidate") if e.payload.action == "conflict"]
     false = 0
     for a, b in labels["distinct"]:
         pair = {message(a).id, message(b).id}
         for e in conflicts:
-            targets = [m for m in data.memories if m.id in e.payload["targets"]]
-            touched = set(e.payload["source_message_ids"]) | \
+            targets = [m for m in data.memories if m.id in e.payload.targets]
+            touched = set(e.payload.source_message_ids) | \
                 {i for t in targets for i in t.source_message_ids}
             false += pair <= touched
     print(f"{text.name}: {len(from_talk)} of {len(active)} active memories only from talk "

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from nemori_ui.core.stage_events import CoveredStatement
 from nemori_ui.core.views import prediction as pr
 from nemori_ui.core.views.run_data import load_run_data
 from nemori_ui.ui import episodic_charts as charts
@@ -114,17 +115,17 @@ def test_prediction_error_opens_on_an_episode_where_something_was_predicted(samp
 
 def test_prediction_error_shows_what_was_predicted_and_not_stored(sample_home):
     data = sample_home
-    covered = next(e.payload for e in data.stage("distill") if e.payload["covered"])
+    covered = next(e.payload for e in data.stage("distill") if e.payload.covered)
     at = page("prediction_error", data.run_id).run()
-    at.selectbox(key=f"pe_episode_{data.run_id}").select(covered["episode_id"]).run()
+    at.selectbox(key=f"pe_episode_{data.run_id}").select(covered.episode_id).run()
     assert not at.exception
     html = markdown(at)
-    statement = covered["covered"][0]
-    raw = data.message_by_id[statement["message_id"]]
+    statement = covered.covered[0]
+    raw = data.message_by_id[statement.message_id]
     assert "predicted, not stored" in html and "held by the prediction" in html
-    assert charts._safe(raw.text) in html and charts._safe(statement["predicted_by"]) in html
+    assert charts._safe(raw.text) in html and charts._safe(statement.predicted_by) in html
     assert [m.value for m in at.metric if m.label == "Predicted, not stored"] == [
-        str(len(covered["covered"]))]
+        str(len(covered.covered))]
 
 
 def test_prediction_error_explains_nemori_s_has_no_prediction(tmp_path, monkeypatch):
@@ -154,8 +155,8 @@ def test_transcript_text_reaches_plotly_escaped():
 
 def test_transcript_text_reaches_markdown_inert():
     rows = [{"message": "m1", "time": "", "speaker": "Eve", "text": NASTY, "status": "learnt",
-             "learnt": [NASTY + " (more)"], "covered": [{"text": NASTY, "predicted_by": NASTY,
-                                                         "score": 0.9}]}]
+             "learnt": [NASTY + " (more)"],
+             "covered": [CoveredStatement(text=NASTY, predicted_by=NASTY, score=0.9)]}]
     html = charts.raw_html(rows) + charts.prediction_html([{"text": NASTY, "held": [NASTY]}])
     html += charts.insights_html([{"text": NASTY, "source_message_ids": ["m1"],
                                    "sources": [{"message": "m1", "speaker": "<b>", "text": NASTY}],
@@ -173,8 +174,8 @@ def test_a_click_on_the_strip_names_the_episode():
 
 def test_prediction_error_shows_what_tau_admits_and_how_each_line_was_read(sample_home):
     data = sample_home
-    cold = next(e.payload["episode_id"] for e in data.stage("anticipate")
-                if e.payload.get("cold_start") and e.payload["evoked"])
+    cold = next(e.payload.episode_id for e in data.stage("anticipate")
+                if e.payload.cold_start and e.payload.evoked)
     at = page("prediction_error", data.run_id).run()
     assert not at.exception
     seen = pr.admitted(pr.looked_similarities(data), data.info.config.tau)

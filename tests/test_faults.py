@@ -20,6 +20,7 @@ from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
+from nemori_ui.core.stage_events import fallback_reasons
 from nemori_ui.core.store import open_store, records, runs
 from nemori_ui.core.transcripts import load_transcript
 from tests.conftest import SAMPLE
@@ -123,8 +124,8 @@ def test_every_failed_call_is_cited_by_the_decision_taken_without_it(faulty_run)
             call = calls[cid]
             if call.status != "failed":
                 continue
-            reasons = [event.payload.get("fallback"), event.payload.get("merge_fallback")]
-            assert any(r and call.error in r and "offline engine decided" in r
+            reasons = fallback_reasons(event.payload)
+            assert any(call.error in r and "offline engine decided" in r
                        for r in reasons), (event.stage, event.payload, call.error)
 
 
@@ -134,17 +135,17 @@ def test_careless_partitions_are_repaired_and_the_repair_shown(faulty_run):
     damaged = 0
     for event in records.load_events(store, run_id, "partition"):
         p = event.payload
-        assert sorted(i for g in p["groups"] for i in g) == sorted(p["window_message_ids"])
-        if p["fallback"]:
+        assert sorted(i for g in p.groups for i in g) == sorted(p.window_message_ids)
+        if p.fallback:
             continue
         call = calls[event.call_ids[0]]
         how = damage_of(user_text({"messages": call.messages}))
-        repairs = " ".join(p["repairs"])
+        repairs = " ".join(p.repairs)
         if how == "missing":
             assert re.search(r"added omitted index 2\b", repairs), p
         elif how == "repeated":
             assert "dropped repeated index" in repairs, p
         else:
-            assert not p["repairs"], p
+            assert not p.repairs, p
         damaged += how is not None
     assert damaged >= 2

@@ -30,9 +30,9 @@ def test_one_select_per_window_and_never_a_same_window_candidate(openai_server, 
     episodes = {e.id: e for e in records.load_episodes(store, run_id)}
     first = {}
     for ev in events:
-        first.setdefault(ev.window, ev.payload["episode_id"])
-        if ev.payload["episode_id"] != first[ev.window]:
-            assert ev.payload["skipped"] == "not the first episode of its window"
+        first.setdefault(ev.window, ev.payload.episode_id)
+        if ev.payload.episode_id != first[ev.window]:
+            assert ev.payload.skipped == "not the first episode of its window"
             assert not ev.call_ids
-        for c in ev.payload["candidates"]:
-            assert episodes[c["id"]].window < ev.window
+        for c in ev.payload.candidates:
+            assert episodes[c.id].window < ev.window

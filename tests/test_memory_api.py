@@ -59,9 +59,9 @@ def test_an_agent_loop_fills_searches_and_flushes(sample_messages, tmp_path):
     data = load_run_data(memory.store, memory.run_id)
     assert len(data.messages) == 44 and data.info.windows_done == data.info.windows_total == 6
     partitioned = sorted(mid for e in data.events if e.stage == "partition"
-                         for group in e.payload["groups"] for mid in group)
+                         for group in e.payload.groups for mid in group)
     assert partitioned == [m.id for m in data.messages]          # each message in one episode
-    assert [len(e.payload["window_message_ids"]) for e in data.events
+    assert [len(e.payload.window_message_ids) for e in data.events
             if e.stage == "partition"] == [8, 8, 8, 8, 4, 8]
     memory.close()
 

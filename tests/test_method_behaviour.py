@@ -11,6 +11,7 @@ import pytest
 
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.models import Episode, Message, SemanticMemory
+from nemori_ui.core.pipeline.bundle import StageClients
 from nemori_ui.core.pipeline.events import EventLog
 from nemori_ui.core.pipeline.semantic import anticipate_and_distill
 from nemori_ui.core.pipeline.state import MemoryState
@@ -62,16 +63,16 @@ def test_a_fact_said_again_is_predicted_and_not_stored_twice(labelled):
     episode with another topic) is distilled again, and consolidation merges it: either way
     the memory holds the fact once."""
     data, labels = labelled
-    covered = {c["message_id"] for e in data.stage("distill") for c in e.payload["covered"]}
+    covered = {c.message_id for e in data.stage("distill") for c in e.payload.covered}
     predicted = [again for _, again in labels["repeats"]
                  if message_of(data, again).id in covered]
     assert len(predicted) >= 0.75 * len(labels["repeats"]), predicted
     for first, again in labels["repeats"]:
         said, repeated = message_of(data, first), message_of(data, again)
         new_from_repeat = [e for e in data.stage("consolidate")
-                           if e.payload.get("action") == "new"
-                           and e.payload["source_message_ids"] == [repeated.id]
-                           and _same_fact(e.payload["insight"], memories_from(data, said))]
+                           if e.payload.action == "new"
+                           and e.payload.source_message_ids == [repeated.id]
+                           and _same_fact(e.payload.insight, memories_from(data, said))]
         assert not new_from_repeat, f"{again!r} stored its fact again"
 
 
@@ -82,13 +83,13 @@ def _same_fact(text: str, memories) -> bool:
 
 def test_every_changed_fact_supersedes_the_old_one(labelled):
     data, labels = labelled
-    conflicts = [e for e in data.stage("consolidate") if e.payload.get("action") == "conflict"]
+    conflicts = [e for e in data.stage("consolidate") if e.payload.action == "conflict"]
     for old, new in labels["changes"]:
         before, after = message_of(data, old), message_of(data, new)
         replaced = [m for m in memories_from(data, before) if m.status == "superseded"]
         assert replaced, f"{old!r} is still held as current"
-        assert any(set(e.payload["targets"]) & {m.id for m in replaced}
-                   and after.id in e.payload["source_message_ids"] for e in conflicts), \
+        assert any(set(e.payload.targets) & {m.id for m in replaced}
+                   and after.id in e.payload.source_message_ids for e in conflicts), \
             f"no conflict from {new!r} replaced {old!r}"
 
 
@@ -100,12 +101,12 @@ def test_different_events_of_one_kind_do_not_conflict(labelled):
             assert kept and any(m.status == "active" or m.origin != "new" for m in kept), part
         ids = {message_of(data, a).id, message_of(data, b).id}
         for e in data.stage("consolidate"):
-            if e.payload.get("action") != "conflict":
+            if e.payload.action != "conflict":
                 continue
-            targets = [m for m in data.memories if m.id in e.payload["targets"]]
-            touched = set(e.payload["source_message_ids"]) | \
+            targets = [m for m in data.memories if m.id in e.payload.targets]
+            touched = set(e.payload.source_message_ids) | \
                 {mid for t in targets for mid in t.source_message_ids}
-            assert not ids <= touched, f"{a!r} and {b!r} conflicted: {e.payload['reason']}"
+            assert not ids <= touched, f"{a!r} and {b!r} conflicted: {e.payload.reason}"
 
 
 def test_talk_never_becomes_knowledge(labelled):
@@ -114,10 +115,10 @@ def test_talk_never_becomes_knowledge(labelled):
     active = [m for m in data.memories if m.status == "active"]
     from_talk = [m for m in active if set(m.source_message_ids) <= talk]
     assert not from_talk, [m.text for m in from_talk]
-    decided = [line for e in data.stage("distill") for line in e.payload["lines"]
-               if line["message_id"] in talk]
-    assert decided and all(line["kind"] == "phatic" for line in decided)
-    assert all(line["reason"] for line in decided)
+    decided = [line for e in data.stage("distill") for line in e.payload.lines
+               if line.message_id in talk]
+    assert decided and all(line.kind == "phatic" for line in decided)
+    assert all(line.reason for line in decided)
 
 
 def test_statements_are_self_contained(labelled):
@@ -153,10 +154,11 @@ def test_with_nothing_evoked_no_prediction_is_asked_for():
     episode = _episode("ep0001", "Ana talks about her garden")
     log = EventLog(0, 0)
     msgs = [Message(id="m0001", speaker="Ana", text="I grow tomatoes in my garden.")]
-    anticipate_and_distill(decider, state, episode, msgs, PipelineConfig(), log)
+    anticipate_and_distill(StageClients(decider, HashEmbedder(), state, PipelineConfig(), log),
+                           episode, msgs)
     assert "anticipate" not in decider.seen
     event = next(e for e in log.events if e.stage == "anticipate")
-    assert event.payload["cold_start"] and event.payload["prediction"] == ""
+    assert event.payload.cold_start and event.payload.prediction == ""
     assert decider.seen["distill"][0][1] == ""
 
 
@@ -169,8 +171,9 @@ def test_an_integrated_episode_recalls_what_its_first_part_taught():
     decider = ScriptedDecider()
     log = EventLog(0, 0)
     msgs = [Message(id="m0001", speaker="Ana", text="I grow tomatoes in my garden.")]
-    anticipate_and_distill(decider, state, merged, msgs, PipelineConfig(tau=0.99), log)
+    anticipate_and_distill(StageClients(decider, HashEmbedder(), state, PipelineConfig(tau=0.99),
+                                        log), merged, msgs)
     event = next(e for e in log.events if e.stage == "anticipate")
-    assert [(x["id"], x["passed"], x.get("continued")) for x in event.payload["evoked"]] == \
+    assert [(x.id, x.passed, x.continued) for x in event.payload.evoked] == \
         [("sm0001", True, True)]
     assert decider.seen["anticipate"]

@@ -16,13 +16,16 @@ from nemori_ui.core.eval.ablations import Found
 from nemori_ui.core.eval.harness import _answer_one
 from nemori_ui.core.llm import LLMGateway, MemoryResponseCache, ScriptedBackend
 from nemori_ui.core.llm.openai_backend import OpenAIChatBackend
-from nemori_ui.core.models import Episode, Message, SemanticMemory, StageEvent
+from nemori_ui.core.models import Episode, Message, SemanticMemory
 from nemori_ui.core.offline import OfflineDecider
+from nemori_ui.core.pipeline.bundle import StageClients
 from nemori_ui.core.pipeline.decisions import ConsolidationDecision, Insight
 from nemori_ui.core.pipeline.episodic import repair_partition
 from nemori_ui.core.pipeline.events import EventLog
 from nemori_ui.core.pipeline.runner import Clients
 from nemori_ui.core.pipeline.semantic import consolidate, evoke
+from nemori_ui.core.stage_events import (ConsolidateEvent, ConsolidatePayload, DistillEvent,
+                                         DistillPayload)
 from nemori_ui.core.pipeline.state import MemoryState
 from nemori_ui.core.prompts.decider import LLMDecider
 from nemori_ui.core.store import open_store, records
@@ -118,7 +121,7 @@ def known():
 def test_a_score_equal_to_tau_does_not_pass(known):
     state, ep, close, _, scores = known
     passed, listing = evoke(state, ep, PipelineConfig(tau=scores[close.id]))
-    assert passed == [] and not any(r["passed"] for r in listing)
+    assert passed == [] and not any(r.passed for r in listing)
 
 
 @pytest.mark.parametrize("management", ["naive", "summary"])
@@ -127,7 +130,7 @@ def test_tau_does_not_filter_naive_or_summary_management(known, management):
     config = PipelineConfig(tau=1.0, management=management)   # nothing scores above 1
     passed, listing = evoke(state, ep, config)
     assert {m.id for m, _ in passed} == {close.id, far.id}
-    assert all(r["passed"] for r in listing)
+    assert all(r.passed for r in listing)
 
 
 # -- evidence recall: a question counts only when ALL its evidence was retrieved --------------
@@ -187,12 +190,12 @@ def test_a_merge_without_merged_text_keeps_the_targets_text():
     insight = Insight(text="Maya leads the data team at Finch Labs",
                       source_message_ids=["m0001"])
     log = EventLog(0, 0)
-    consolidate(decider, emb, state, ep, [insight], PipelineConfig(), log)
+    consolidate(StageClients(decider, emb, state, PipelineConfig(), log), ep, [insight])
     [active] = state.active_memories()
     assert active.id != target.id and active.origin == "merge"
     assert "Maya works at Finch Labs" in active.text
     assert "Maya leads the data team at Finch Labs" in active.text
-    assert "merged text" in log.events[-1].payload["repair"]
+    assert "merged text" in log.events[-1].payload.repair
 
 
 # -- distillation: a cited line 0 is no line, not the last message ----------------------------
@@ -226,13 +229,13 @@ def test_surprise_leaves_out_unchanged_merges(tmp_path):
     ids = [m.id for m in conv.messages]
     ep = Episode(id="ep0001", cue="c", narrative="n", message_ids=ids, embedding=[1.0] + [0.0] * 63)
     events = [
-        StageEvent(stage="distill", window=0, seq=0, message_ids=ids,
-                   payload={"episode_id": "ep0001", "mode": "prediction-error", "raw_messages": 4,
-                            "insights": [{"text": "a"}, {"text": "b"}]}),
-        StageEvent(stage="consolidate", window=0, seq=1,
-                   payload={"episode_id": "ep0001", "action": "merge", "unchanged": True}),
-        StageEvent(stage="consolidate", window=0, seq=2,
-                   payload={"episode_id": "ep0001", "action": "new"}),
+        DistillEvent(window=0, seq=0, message_ids=ids,
+                     payload=DistillPayload(episode_id="ep0001", mode="prediction-error",
+                                            raw_messages=4, insights=[{"text": "a"}, {"text": "b"}])),
+        ConsolidateEvent(window=0, seq=1, payload=ConsolidatePayload(
+            episode_id="ep0001", action="merge", insight="a", unchanged=True)),
+        ConsolidateEvent(window=0, seq=2, payload=ConsolidatePayload(
+            episode_id="ep0001", action="new", insight="b")),
     ]
     records.save_window(store, run_id, 0, episodes=[ep], memories=[], events=events, calls=[])
     row = surprise_table(load_run_data(store, run_id)).iloc[0]

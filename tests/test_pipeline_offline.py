@@ -48,31 +48,31 @@ def test_sample_run_is_complete_and_labelled(sample_run):
 
 def test_sample_shows_integration_merge_and_conflict(sample_run):
     store, run_id = sample_run
-    integrations = [e for e in records.load_events(store, run_id, "integrate") if e.payload["choice"] != -1]
+    integrations = [e for e in records.load_events(store, run_id, "integrate") if e.payload.choice != -1]
     assert integrations, "no episode was integrated"
     merged = integrations[0].payload
-    assert merged["target"] and merged["after"]["narrative"]
-    actions = Counter(e.payload["action"] for e in records.load_events(store, run_id, "consolidate"))
+    assert merged.target and merged.after.narrative
+    actions = Counter(e.payload.action for e in records.load_events(store, run_id, "consolidate"))
     assert actions["merge"] >= 1 and actions["conflict"] >= 1 and actions["new"] >= 1
     conflict = next(e for e in records.load_events(store, run_id, "consolidate")
-                    if e.payload["action"] == "conflict")
+                    if e.payload.action == "conflict")
     memories = {m.id: m for m in records.load_memories(store, run_id)}
-    replaced = memories[conflict.payload["targets"][0]]
-    assert replaced.status == "superseded" and replaced.superseded_by == conflict.payload["result_id"]
+    replaced = memories[conflict.payload.targets[0]]
+    assert replaced.status == "superseded" and replaced.superseded_by == conflict.payload.result_id
     assert "three cups of strong coffee" in replaced.text
-    assert "doesn't drink coffee" in memories[conflict.payload["result_id"]].text
+    assert "doesn't drink coffee" in memories[conflict.payload.result_id].text
 
 
 def test_sample_repeated_fact_is_predicted_and_not_stored_again(sample_run):
     store, run_id = sample_run
     memories = records.load_memories(store, run_id)
     skipped = [(e, c) for e in records.load_events(store, run_id, "distill")
-               for c in e.payload["covered"]]
+               for c in e.payload.covered]
     assert skipped, "no statement was held by a prediction"
-    event, covered = next((e, c) for e, c in skipped if "weather forecasting" in c["text"])
+    event, covered = next((e, c) for e, c in skipped if "weather forecasting" in c.text)
     # the fact was learnt in the first session and is not learnt again in the second
     assert event.window > 0
-    assert covered["text"] not in [i["text"] for i in event.payload["insights"]]
+    assert covered.text not in [i.text for i in event.payload.insights]
     about = [m for m in memories if "weather forecasting tools" in m.text]
     assert len(about) == 1 and about[0].window == 0
 

@@ -91,7 +91,7 @@ def test_whole_pipeline_over_http(store, server):
     assert len(cited) == len(set(cited))          # each call belongs to one decision
     assert set(cited) == set(calls)               # and every stored call to some decision
     for e in events:
-        assert not e.payload.get("fallback"), e
+        assert not e.payload.fallback, e
         for cid in e.call_ids:
             assert calls[cid].status == "ok" and calls[cid].backend == "openai"
     # every stage was decided by the model, including a merge on each side
@@ -99,7 +99,7 @@ def test_whole_pipeline_over_http(store, server):
     assert set(by_prompt) == {"partition", "narrate", "select", "integrate", "anticipate",
                               "distill", "consolidate"}
     assert by_prompt["partition"] == 3
-    actions = Counter(e.payload["action"] for e in events if e.stage == "consolidate")
+    actions = Counter(e.payload.action for e in events if e.stage == "consolidate")
     assert actions["merge"] >= 1 and actions["new"] >= 1
     assert sum(by_prompt.values()) == len(server.chat_requests)
     # structured output went over the wire with the prompt's strict schema
@@ -147,11 +147,11 @@ def test_invalid_json_for_one_distill_call_is_recorded_and_survived(store, serve
     assert failed[0].attempts == 2 and "not valid JSON" in failed[0].error
     event = next(e for e in records.load_events(store, run_id, "distill")
                  if failed[0].id in e.call_ids)
-    assert event.payload["fallback"] == \
+    assert event.payload.fallback == \
         f"LLM call failed ({failed[0].error}); offline engine decided"
     assert event.call_ids == [failed[0].id]
     others = [e for e in records.load_events(store, run_id) if e.seq != event.seq]
-    assert not any(e.payload.get("fallback") for e in others)
+    assert not any(e.payload.fallback for e in others)
     # the failure is not cached: the next run asks again and gets a good reply
     run_again = run(store, server)
     assert all(c.status == "ok" for c in records.load_calls(store, run_again))

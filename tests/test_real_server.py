@@ -132,7 +132,7 @@ def test_every_call_is_recorded_with_its_requests_tokens_and_outcome(real_run):
     for ev in events:
         failed = [by_id[i] for i in ev.call_ids if i in by_id and by_id[i].status == "failed"]
         if failed and ev.stage in ("partition", "narrate"):
-            assert ev.payload.get("fallback"), (ev.stage, ev.payload)
+            assert ev.payload.fallback, (ev.stage, ev.payload)
     cost = call_views.estimate_cost(calls)
     assert cost["total"] == 0.0 and all(r["local"] for r in cost["by_model"])
 

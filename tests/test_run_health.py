@@ -20,6 +20,7 @@ from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
+from nemori_ui.core.stage_events import fallback_reasons
 from nemori_ui.core.store import open_store, records
 from nemori_ui.core.store.db import DB_NAME
 from nemori_ui.core.store.health import run_health
@@ -67,8 +68,7 @@ def test_failed_calls_and_fallbacks_are_counted(degraded):
     calls = records.load_calls(store, run_id)
     events = records.load_events(store, run_id)
     failed = sum(c.status == "failed" for c in calls)
-    fell_back = sum(bool(e.payload.get("fallback")) + bool(e.payload.get("merge_fallback"))
-                    for e in events)
+    fell_back = sum(len(fallback_reasons(e.payload)) for e in events)
     assert failed >= 1 and fell_back >= 1, "the fixture must degrade the run"
     health = run_health(store)[run_id]
     assert (health.calls, health.failed_calls, health.fallbacks) == (len(calls), failed, fell_back)

@@ -7,6 +7,7 @@ import pytest
 
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.models import Message, SemanticMemory
+from nemori_ui.core.pipeline.bundle import StageClients
 from nemori_ui.core.pipeline.decisions import (ConsolidationDecision, Insight, PartitionDecision,
                                                SelectDecision)
 from nemori_ui.core.pipeline.episodic import (build_episode, integrate_episode, make_windows,
@@ -20,6 +21,14 @@ from nemori_ui.core.pipeline.decisions import NarrationDecision
 from tests.fakes import HashEmbedder, ScriptedDecider
 
 T0 = datetime(2024, 3, 4, 18, 0)
+
+
+def kit(decider, log, emb=None, state=None, by_id=None, **settings) -> StageClients:
+    """The bundle a stage takes, with what these tests leave out filled in."""
+    return StageClients(decider=decider, embedder=HashEmbedder() if emb is None else emb,
+                        state=MemoryState(64) if state is None else state,
+                        config=PipelineConfig(**settings), log=log,
+                        by_id={} if by_id is None else by_id)
 
 
 def msgs(*texts):
@@ -54,18 +63,19 @@ def test_partition_records_repairs_and_maps_ids():
     window = msgs("a b", "c d", "e f")
     decider = ScriptedDecider().enqueue("partition", PartitionDecision(groups=[[1], [1, 3]]))
     log = EventLog(0, 0)
-    raws = partition_window(decider, window, 0, log)
+    raws = partition_window(kit(decider, log), window)
     assert [r.message_ids for r in raws] == [["m0001", "m0002"], ["m0003"]]
     payload = log.events[0].payload
-    assert payload["proposed"] == [[1], [1, 3]]
-    assert any("repeated index 1" in r for r in payload["repairs"])
-    assert any("omitted index 2" in r for r in payload["repairs"])
+    assert payload.proposed == [[1], [1, 3]]
+    assert any("repeated index 1" in r for r in payload.repairs)
+    assert any("omitted index 2" in r for r in payload.repairs)
 
 
 def _episode(state, emb, texts, by_id, window=0):
     raw = RawEpisode(window=window, index=0, message_ids=[m.id for m in texts])
-    return build_episode(state, emb, raw, NarrationDecision(cue=texts[0].text, narrative=" ".join(
-        m.text for m in texts)), by_id)
+    return build_episode(kit(ScriptedDecider(), EventLog(window, 0), emb, state, by_id), raw,
+                         NarrationDecision(cue=texts[0].text,
+                                           narrative=" ".join(m.text for m in texts)))
 
 
 def test_integrate_without_candidates_skips_the_decider():
@@ -74,9 +84,9 @@ def test_integrate_without_candidates_skips_the_decider():
     by_id = {x.id: x for x in m}
     decider, log = ScriptedDecider(), EventLog(0, 0)
     ep = _episode(state, emb, m, by_id)
-    out = integrate_episode(decider, emb, state, ep, PipelineConfig(), by_id, log)
+    out = integrate_episode(kit(decider, log, emb, state, by_id), ep)
     assert out.id == ep.id and "select" not in decider.seen
-    assert log.events[0].payload["skipped"]
+    assert log.events[0].payload.skipped
 
 
 def test_integrate_minus_one_keeps_both():
@@ -85,13 +95,13 @@ def test_integrate_minus_one_keeps_both():
     by_id = {x.id: x for x in m}
     decider, log = ScriptedDecider(), EventLog(0, 0)
     first = _episode(state, emb, m[:2], by_id)
-    integrate_episode(decider, emb, state, first, PipelineConfig(), by_id, log)
+    integrate_episode(kit(decider, log, emb, state, by_id), first)
     second = _episode(state, emb, m[2:], by_id)
     decider.enqueue("select", SelectDecision(idx=-1, reason="different topic"))
-    out = integrate_episode(decider, emb, state, second, PipelineConfig(), by_id, log)
+    out = integrate_episode(kit(decider, log, emb, state, by_id), second)
     assert out.id == second.id
     assert [e.id for e in state.active_episodes()] == [first.id, second.id]
-    assert log.events[-1].payload["candidates"][0]["id"] == first.id
+    assert log.events[-1].payload.candidates[0].id == first.id
 
 
 def test_integrate_match_supersedes_both_and_concatenates_messages():
@@ -100,10 +110,10 @@ def test_integrate_match_supersedes_both_and_concatenates_messages():
     by_id = {x.id: x for x in m}
     decider, log = ScriptedDecider(), EventLog(0, 0)
     first = _episode(state, emb, m[:2], by_id)
-    integrate_episode(decider, emb, state, first, PipelineConfig(), by_id, log)
+    integrate_episode(kit(decider, log, emb, state, by_id), first)
     second = _episode(state, emb, m[2:], by_id, window=1)
     decider.enqueue("select", SelectDecision(idx=1, reason="same trip"))
-    merged = integrate_episode(decider, emb, state, second, PipelineConfig(), by_id, log)
+    merged = integrate_episode(kit(decider, log, emb, state, by_id), second)
     assert merged.message_ids == ["m0001", "m0002", "m0003", "m0004"]
     assert merged.supersedes == [first.id, second.id]
     assert state.episodes[first.id].superseded_by == merged.id
@@ -111,7 +121,7 @@ def test_integrate_match_supersedes_both_and_concatenates_messages():
     assert [e.id for e in state.active_episodes()] == [merged.id]
     assert len(state.episode_index) == 1
     payload = log.events[-1].payload
-    assert payload["target"] == first.id and payload["after"]["narrative"] == merged.narrative
+    assert payload.target == first.id and payload.after.narrative == merged.narrative
 
 
 def test_integrate_out_of_range_choice_is_repaired_to_new():
@@ -119,11 +129,11 @@ def test_integrate_out_of_range_choice_is_repaired_to_new():
     m = msgs("lisbon trip", "alfama", "lisbon trip again", "more")
     by_id = {x.id: x for x in m}
     decider, log = ScriptedDecider(), EventLog(0, 0)
-    integrate_episode(decider, emb, state, _episode(state, emb, m[:2], by_id), PipelineConfig(), by_id, log)
+    integrate_episode(kit(decider, log, emb, state, by_id), _episode(state, emb, m[:2], by_id))
     decider.enqueue("select", SelectDecision(idx=7))
-    out = integrate_episode(decider, emb, state, _episode(state, emb, m[2:], by_id), PipelineConfig(), by_id, log)
+    out = integrate_episode(kit(decider, log, emb, state, by_id), _episode(state, emb, m[2:], by_id))
     assert out.status == "active" and len(state.active_episodes()) == 2
-    assert "not a candidate" in log.events[-1].payload["repair"]
+    assert "not a candidate" in log.events[-1].payload.repair
 
 
 def _memory(state, emb, text):
@@ -143,7 +153,7 @@ def test_evoke_filters_by_tau_strictly():
     score_a = float(np.dot(ep.embedding, a.embedding))
     passed, listing = evoke(state, ep, PipelineConfig(tau=score_a - 1e-4))
     assert [x.id for x, _ in passed] == [a.id]
-    assert len(listing) == 2 and [r["passed"] for r in listing] == [True, False]
+    assert len(listing) == 2 and [r.passed for r in listing] == [True, False]
     passed, _ = evoke(state, ep, PipelineConfig(tau=score_a + 1e-4))
     assert passed == []
 
@@ -153,9 +163,9 @@ def test_nemori_s_skips_anticipation():
     m = msgs("maya joined finch labs as engineer")
     ep = _episode(state, emb, m, {x.id: x for x in m})
     decider, log = ScriptedDecider(), EventLog(0, 0)
-    insights = anticipate_and_distill(decider, state, ep, m, PipelineConfig(variant="nemori-s"), log)
+    insights = anticipate_and_distill(kit(decider, log, emb, state, variant="nemori-s"), ep, m)
     assert "anticipate" not in decider.seen and len(insights) == 1
-    assert [e.stage for e in log.events] == ["distill"] and log.events[0].payload["mode"] == "direct"
+    assert [e.stage for e in log.events] == ["distill"] and log.events[0].payload.mode == "direct"
 
 
 def _consolidate(action, targets, merged=None, management="native"):
@@ -166,15 +176,14 @@ def _consolidate(action, targets, merged=None, management="native"):
     ep = _episode(state, emb, m, {x.id: x for x in m})
     decider, log = ScriptedDecider(), EventLog(0, 0)
     decider.enqueue("consolidate", ConsolidationDecision(action=action, targets=targets, merged_text=merged))
-    consolidate(decider, emb, state, ep, [Insight(text="maya drinks green tea now",
-                                                  source_message_ids=["m0001"])],
-                PipelineConfig(management=management), log)
+    consolidate(kit(decider, log, emb, state, management=management), ep,
+                [Insight(text="maya drinks green tea now", source_message_ids=["m0001"])])
     return state, old, other, log
 
 
 def test_consolidate_new():
     state, old, other, log = _consolidate("new", [])
-    assert len(state.active_memories()) == 3 and log.events[0].payload["action"] == "new"
+    assert len(state.active_memories()) == 3 and log.events[0].payload.action == "new"
 
 
 def test_consolidate_merge_supersedes_targets_with_merged_text():
@@ -197,13 +206,13 @@ def test_consolidate_conflict_replaces_with_the_insight():
 def test_consolidate_bad_targets_become_new():
     state, old, other, log = _consolidate("conflict", [9])
     assert len(state.active_memories()) == 3
-    assert "without a valid target" in log.events[0].payload["repair"]
+    assert "without a valid target" in log.events[0].payload.repair
 
 
 def test_naive_management_appends_without_asking():
     state, old, other, log = _consolidate("conflict", [1], management="naive")
     assert len(state.active_memories()) == 3
-    assert log.events[0].payload["action"] == "new" and "naive" in log.events[0].payload["skipped"]
+    assert log.events[0].payload.action == "new" and "naive" in log.events[0].payload.skipped
 
 
 def test_merge_into_an_identical_text_keeps_the_memory_as_it_is():
@@ -214,9 +223,8 @@ def test_merge_into_an_identical_text_keeps_the_memory_as_it_is():
     decider, log = ScriptedDecider(), EventLog(0, 0)
     decider.enqueue("consolidate", ConsolidationDecision(action="merge", targets=[1],
                                                          merged_text="maya drinks green tea now"))
-    consolidate(decider, emb, state, ep, [Insight(text="maya drinks green tea now",
-                                                  source_message_ids=["m0001"])],
-                PipelineConfig(), log)
+    consolidate(kit(decider, log, emb, state), ep,
+                [Insight(text="maya drinks green tea now", source_message_ids=["m0001"])])
     assert [x.id for x in state.active_memories()] == [old.id] and len(state.memories) == 1
     payload = log.events[0].payload
-    assert payload["unchanged"] and payload["result_id"] == old.id
+    assert payload.unchanged and payload.result_id == old.id

@@ -80,7 +80,7 @@ def test_what_if_tau_matches_a_real_rerun(sample_sweep):
     first = first_changed_window(rows)
     assert first is not None
     rerun = load_run_data(store, results[0]["run_id"])         # nemori at τ = 0.57
-    actual = {e.payload["episode_id"]: [x["id"] for x in e.payload["evoked"] if x["passed"]]
+    actual = {e.payload.episode_id: [x.id for x in e.payload.evoked if x.passed]
               for e in rerun.stage("anticipate")}
     checked = 0
     for row in rows:

@@ -75,9 +75,9 @@ def test_windows_list_proposed_and_kept_groups_covering_each_window_once(data):
 def test_a_repaired_partition_is_flagged_with_its_repairs(data):
     events = copy.deepcopy(data.events)
     first = next(e for e in events if e.stage == "partition")
-    first.payload["proposed"] = [[1, 2, 2], [40]]
-    first.payload["repairs"] = ["dropped repeated index 2", "dropped out-of-range index 40"]
-    first.payload["topics"] = [""] * len(first.payload["groups"])  # as a repaired run stores
+    first.payload.proposed = [[1, 2, 2], [40]]
+    first.payload.repairs = ["dropped repeated index 2", "dropped out-of-range index 40"]
+    first.payload.topics = [""] * len(first.payload.groups)  # as a repaired run stores
     repaired = _with(data, events=events)
     table = pv.window_table(repaired)
     row = table.iloc[0]
@@ -154,7 +154,7 @@ def test_integration_decisions_list_candidates_choice_and_merge_texts(data):
     assert list(chosen["episode"]) == [detail["target"]]
     assert detail["candidates"]["score"].is_monotonic_decreasing
     for part in ("before", "incoming", "after"):
-        assert detail[part]["cue"] and detail[part]["narrative"]
+        assert detail[part].cue and detail[part].narrative
     assert set(data.episode_by_id[detail["result_id"]].supersedes) == {
         detail["target"], detail["episode_id"]}
     assert ev.integration_detail(data, "no-such-episode") is None
@@ -179,17 +179,17 @@ def test_the_page_opens_where_the_prediction_held_the_most(data):
     assert table.set_index("episode").loc[eid, "covered"] == table["covered"].max() > 0
     # a model reports no covered statements: then the first episode with a prediction
     bare = table.assign(covered=0)
-    first = next(e.payload["episode_id"] for e in sorted(data.stage("distill"),
+    first = next(e.payload.episode_id for e in sorted(data.stage("distill"),
                                                           key=lambda e: e.seq)
-                 if e.payload.get("prediction"))
+                 if e.payload.prediction)
     assert pr.most_predicted(data, bare) == first
 
 
 def test_evoked_memories_pass_only_above_tau(data):
-    looked = [e for e in data.stage("anticipate") if e.payload["evoked"]]
+    looked = [e for e in data.stage("anticipate") if e.payload.evoked]
     assert looked
     for event in looked:
-        seen = pr.evoked(data, event.payload["episode_id"])
+        seen = pr.evoked(data, event.payload.episode_id)
         assert seen["tau"] == data.info.config.tau and seen["management"] == "native"
         frame = seen["frame"]
         # memories of the episode an integrated one continues are known whatever their score
@@ -200,7 +200,7 @@ def test_evoked_memories_pass_only_above_tau(data):
 
 
 def _covered_episode(data) -> str:
-    return next(e.payload["episode_id"] for e in data.stage("distill") if e.payload["covered"])
+    return next(e.payload.episode_id for e in data.stage("distill") if e.payload.covered)
 
 
 def test_comparison_marks_learnt_and_predicted_statements(data):
@@ -209,11 +209,11 @@ def test_comparison_marks_learnt_and_predicted_statements(data):
     assert comp["mode"] == "prediction-error" and comp["statements_checked"]
     by_id = {r["message"]: r for r in comp["rows"]}
     for c in comp["covered"]:
-        row = by_id[c["message_id"]]
+        row = by_id[c.message_id]
         assert c in row["covered"]
         assert row["status"] in (pr.PREDICTED, pr.LEARNT)
-        assert any(c["text"] in line["held"] for line in comp["prediction_lines"]
-                   if line["text"] == c["predicted_by"])
+        assert any(c.text in line["held"] for line in comp["prediction_lines"]
+                   if line["text"] == c.predicted_by)
     assert comp["counts"][pr.PREDICTED] >= 1
     cited = {mid for ins in comp["insights"] for mid in ins["source_message_ids"]}
     assert {r["message"] for r in comp["rows"] if r["status"] == pr.LEARNT} == cited
@@ -229,7 +229,7 @@ def test_without_covered_statements_cited_messages_are_learnt(data):
     events = copy.deepcopy(data.events)
     for e in events:
         if e.stage == "distill":
-            e.payload["covered"] = []
+            e.payload.covered = []
     llm = _with(data, events=events, backend="openai")
     comp = pr.comparison(llm, _covered_episode(data))
     assert not comp["statements_checked"]

@@ -24,7 +24,7 @@ def data(sample_run):
 
 
 def conflict_event(data):
-    return next(e for e in data.stage("consolidate") if e.payload.get("action") == "conflict")
+    return next(e for e in data.stage("consolidate") if e.payload.action == "conflict")
 
 
 # ---- memories -------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ def test_one_decision_marks_its_targets_among_the_scored_candidates(data):
     d = kv.decision(data, event.seq)
     cands = d["candidates"]
     assert list(cands["score"]) == sorted(cands["score"], reverse=True)
-    assert cands[cands["targeted"]]["id"].tolist() == event.payload["targets"]
+    assert cands[cands["targeted"]]["id"].tolist() == event.payload.targets
     assert (cands[cands["targeted"]]["status now"] == "superseded").all()
     assert d["result_text"] == data.memory_by_id[d["result_id"]].text
     with pytest.raises(KeyError):
@@ -85,7 +85,7 @@ def test_one_decision_marks_its_targets_among_the_scored_candidates(data):
 # ---- history and provenance -----------------------------------------------------------------
 def test_history_of_a_conflict_shows_what_it_replaced_and_when(data):
     event = conflict_event(data)
-    new_id, old_id = event.payload["result_id"], event.payload["targets"][0]
+    new_id, old_id = event.payload.result_id, event.payload.targets[0]
     versions = kv.history(data, new_id)
     assert [v["id"] for v in versions] == [old_id, new_id]
     old, new = versions
@@ -102,9 +102,9 @@ def test_history_walks_a_longer_chain_both_ways_from_its_middle(data):
     # lengthen the conflict's chain by one earlier version: first → old → new
     data = copy.deepcopy(data)
     event = conflict_event(data)
-    middle = data.memory_by_id[event.payload["targets"][0]]
+    middle = data.memory_by_id[event.payload.targets[0]]
     first = next(m for m in data.memories if m.status == "active" and not m.supersedes
-                 and m.id != event.payload["result_id"])
+                 and m.id != event.payload.result_id)
     first.status, first.superseded_by, middle.supersedes = "superseded", middle.id, [first.id]
     versions = kv.history(data, middle.id)
     ids = [v["id"] for v in versions]
@@ -120,11 +120,11 @@ def test_history_walks_a_longer_chain_both_ways_from_its_middle(data):
 
 def test_provenance_goes_back_to_episodes_and_messages(data):
     event = conflict_event(data)
-    prov = kv.provenance(data, event.payload["result_id"])
-    assert event.payload["episode_id"] in [e["id"] for e in prov["episodes"]]
+    prov = kv.provenance(data, event.payload.result_id)
+    assert event.payload.episode_id in [e["id"] for e in prov["episodes"]]
     assert all(e["cue"] for e in prov["episodes"])
     texts = {m["id"]: m for m in prov["messages"]}
-    for mid in event.payload["source_message_ids"]:
+    for mid in event.payload.source_message_ids:
         msg = data.message_by_id[mid]
         assert texts[mid]["text"] == msg.text and texts[mid]["speaker"] == msg.speaker
         assert texts[mid]["time"] == msg.timestamp and texts[mid]["episode"]

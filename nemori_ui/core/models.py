@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .stage_events import StageEvent  # noqa: F401  (the union of every stage's event)
+
 Role = Literal["user", "assistant", "system", "other"]
 Status = Literal["active", "superseded"]
 
@@ -91,18 +93,6 @@ class SemanticMemory(BaseModel):
     source_message_ids: list[str] = Field(default_factory=list)
     window: int = 0
     embedding: list[float] | None = None
-
-
-class StageEvent(BaseModel):
-    """One decision a stage made, with links to everything it involved."""
-    stage: str
-    window: int
-    seq: int = 0
-    payload: dict[str, Any] = Field(default_factory=dict)
-    message_ids: list[str] = Field(default_factory=list)
-    episode_ids: list[str] = Field(default_factory=list)
-    memory_ids: list[str] = Field(default_factory=list)
-    call_ids: list[str] = Field(default_factory=list)
 
 
 class LLMCallRecord(BaseModel):

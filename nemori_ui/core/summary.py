@@ -24,7 +24,7 @@ def run_summary(store: Store, run_id: str) -> dict:
     memories = records.load_memories(store, run_id, with_vectors=False)
     events = records.load_events(store, run_id)
     by_stage = Counter(e.stage for e in events)
-    decisions = Counter(e.payload.get("action") for e in events if e.stage == "consolidate")
+    decisions = Counter(e.payload.action for e in events if e.stage == "consolidate")
     return {
         "run_id": run_id,
         "name": info.name,
@@ -36,8 +36,8 @@ def run_summary(store: Store, run_id: str) -> dict:
         "windows_done": info.windows_done,
         "raw_episodes": by_stage["narrate"],
         "episodes": sum(e.status == "active" for e in episodes),
-        "integrated": sum(1 for e in events if e.stage == "integrate" and e.payload.get("choice", -1) != -1),
-        "insights": sum(len(e.payload.get("insights", [])) for e in events if e.stage == "distill"),
+        "integrated": sum(e.stage == "integrate" and e.payload.choice != -1 for e in events),
+        "insights": sum(len(e.payload.insights) for e in events if e.stage == "distill"),
         "semantic_memories": sum(m.status == "active" for m in memories),
         "decisions": {k: decisions.get(k, 0) for k in ("new", "merge", "conflict")},
         "llm": llm_totals(store, run_id),

@@ -14,6 +14,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from ..core.stage_events import EpisodeText
 from ..core.views.prediction import LEARNT, PLAIN, PREDICTED
 from .safe import html_text
 
@@ -77,7 +78,9 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
                 showlegend=False, marker=dict(color=[c for _, c, _ in strip], line=dict(width=0)),
                 customdata=[s for _, _, s in strip],
                 hovertemplate="session %{customdata}<extra></extra>")
-    edges = [k * window + 0.5 for k in range(1, (n - 1) // max(1, window) + 1)]
+    # where the window changes: every w messages, or earlier where a flush or an append cut it
+    windows = list(frame["window"])
+    edges = [p + 0.5 for p in range(1, n) if windows[p] != windows[p - 1]]
     for xs, style in ((edges, dict(color="#495057", width=1, dash="dot")),
                       ([p - 0.5 for p in cuts], dict(color="#212529", width=2, dash="dash"))):
         fig.add_scatter(x=[v for x in xs for v in (x, x, None)],
@@ -115,14 +118,14 @@ def candidates_figure(candidates: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def narrative_block(title: str, text: dict | None) -> None:
+def narrative_block(title: str, text: EpisodeText | None) -> None:
     st.markdown(f"**{title}**")
     if not text:
         st.caption("none")
         return
-    st.text(text.get("cue", ""))
+    st.text(text.cue)
     st.caption("narrative")
-    st.text(text.get("narrative", ""))
+    st.text(text.narrative)
 
 
 # ---------------------------------------------------------------- Prediction error
@@ -234,9 +237,9 @@ def raw_html(rows: list[dict]) -> str:
             f"{_safe(text)}</div>" for text in (row["learnt"] if shown else []))
         notes += "".join(
             f"<div style='font-size:0.85em;margin-top:2px'>{_chip(PREDICTED)} "
-            f"{'' if c.get('text', '').strip() == said else _safe(c.get('text', ''))} "
+            f"{'' if c.text.strip() == said else _safe(c.text)} "
             f"<span style='color:#868e96'>held by the prediction “"
-            f"{_safe(c.get('predicted_by', ''))}” ({float(c.get('score', 0)):.2f})</span></div>"
+            f"{_safe(c.predicted_by or '')}” ({float(c.score or 0):.2f})</span></div>"
             for c in row["covered"])
         parts.append(
             f"<div style='background:{bg};border-left:4px solid {border};color:{fg};"

@@ -13,6 +13,8 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from ..models import Episode, Message, SemanticMemory
+# Insight is a part of the distill event as stored; the deciders import it from here
+from ..stage_events import CoveredStatement, Insight, LineReading  # noqa: F401
 
 
 class Decision(BaseModel):
@@ -39,19 +41,12 @@ class AnticipationDecision(Decision):
     prediction: str
 
 
-class Insight(BaseModel):
-    text: str
-    source_message_ids: list[str] = Field(default_factory=list)
-
-
 class DistillDecision(Decision):
     insights: list[Insight]
     # raw statements left out because the prediction already held them, where the decider
-    # can tell: {"text", "message_id", "predicted_by", "score"}
-    covered: list[dict] = Field(default_factory=list)
-    # how each raw clause was read, where the decider reads clause by clause:
-    # {"message_id", "text", "kind" (knowledge / phatic), "reason", "score", "statement"}
-    lines: list[dict] = Field(default_factory=list)
+    # can tell, and how each raw clause was read, where the decider reads clause by clause
+    covered: list[CoveredStatement] = Field(default_factory=list)
+    lines: list[LineReading] = Field(default_factory=list)
 
 
 class ConsolidationDecision(Decision):

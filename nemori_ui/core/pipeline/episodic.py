@@ -6,12 +6,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..config import PipelineConfig
 from ..embed import Embedder
 from ..models import Episode, Message, RawEpisode
-from .decisions import Decider, NarrationDecision
-from .events import EventLog
-from .state import MemoryState
+from ..stage_events import EpisodeCandidate, EpisodeText, IntegratePayload, PartitionPayload
+from .bundle import StageClients
+from .decisions import NarrationDecision
 
 
 def make_windows(messages: list[Message], w: int) -> list[list[Message]]:
@@ -64,18 +63,17 @@ def _group_of_nearest_before(groups: list[list[int]], idx: int) -> list[int]:
     return best
 
 
-def partition_window(decider: Decider, window: list[Message], window_no: int,
-                     log: EventLog) -> list[RawEpisode]:
-    decision = decider.partition(window)
+def partition_window(c: StageClients, window: list[Message]) -> list[RawEpisode]:
+    decision = c.decider.partition(window)
     groups, repairs = repair_partition(decision.groups, len(window))
     topics = decision.topics if len(decision.topics) == len(decision.groups) and not repairs else []
-    raws = [RawEpisode(window=window_no, index=j, message_ids=[window[i - 1].id for i in group],
+    raws = [RawEpisode(window=c.log.window, index=j, message_ids=[window[i - 1].id for i in group],
                        topic=topics[j] if topics else "") for j, group in enumerate(groups)]
-    log.emit("partition", {
-        "window_message_ids": [m.id for m in window],
-        "proposed": decision.groups, "groups": [r.message_ids for r in raws],
-        "topics": [r.topic for r in raws], "repairs": repairs, "fallback": decision.fallback,
-    }, message_ids=[m.id for m in window], call_ids=decision.call_ids)
+    c.log.emit(PartitionPayload(
+        window_message_ids=[m.id for m in window],
+        proposed=decision.groups, groups=[r.message_ids for r in raws],
+        topics=[r.topic for r in raws], repairs=repairs, fallback=decision.fallback,
+    ), message_ids=[m.id for m in window], call_ids=decision.call_ids)
     return raws
 
 
@@ -83,31 +81,30 @@ def embed_episode_text(embedder: Embedder, cue: str, narrative: str) -> list[flo
     return embedder.embed([f"{cue}\n{narrative}"])[0].astype(np.float32).tolist()
 
 
-def narrate_raws(decider: Decider, raws: list[RawEpisode], by_id: dict[str, Message],
-                 concurrency: int) -> list[NarrationDecision]:
+def narrate_raws(c: StageClients, raws: list[RawEpisode]) -> list[NarrationDecision]:
     """Narratives of one window are independent of each other, so they are written in parallel."""
-    groups = [[by_id[i] for i in raw.message_ids] for raw in raws]
+    groups = [c.messages(raw.message_ids) for raw in raws]
+    concurrency = c.config.concurrency
     if concurrency <= 1 or len(groups) <= 1:
-        return [decider.narrate(g) for g in groups]
+        return [c.decider.narrate(g) for g in groups]
     with ThreadPoolExecutor(max_workers=min(concurrency, len(groups))) as pool:
-        return list(pool.map(decider.narrate, groups))
+        return list(pool.map(c.decider.narrate, groups))
 
 
-def build_episode(state: MemoryState, embedder: Embedder, raw: RawEpisode,
-                  decision: NarrationDecision, by_id: dict[str, Message]) -> Episode:
-    stamps = [by_id[i].timestamp for i in raw.message_ids if by_id[i].timestamp]
-    return Episode(id=state.next_episode_id(), cue=decision.cue, narrative=decision.narrative,
+def build_episode(c: StageClients, raw: RawEpisode, decision: NarrationDecision) -> Episode:
+    stamps = [m.timestamp for m in c.messages(raw.message_ids) if m.timestamp]
+    return Episode(id=c.state.next_episode_id(), cue=decision.cue, narrative=decision.narrative,
                    message_ids=list(raw.message_ids), window=raw.window,
                    start=min(stamps) if stamps else None, end=max(stamps) if stamps else None,
-                   embedding=embed_episode_text(embedder, decision.cue, decision.narrative))
+                   embedding=embed_episode_text(c.embedder, decision.cue, decision.narrative))
 
 
-def integrate_episode(decider: Decider, embedder: Embedder, state: MemoryState, new: Episode,
-                      config: PipelineConfig, by_id: dict[str, Message], log: EventLog) -> Episode:
+def integrate_episode(c: StageClients, new: Episode) -> Episode:
     """Merge `new` into the episode it continues (§3.2.3), or store it as it is.
 
     Returns the episode the semantic stages work on: the merged one or `new` itself.
     """
+    decider, state, config = c.decider, c.state, c.config
     query = np.asarray(new.embedding, dtype=np.float32)
     within = getattr(decider, "integrates_within_window", True)
     later = not within and any(e.window == new.window for e in state.episodes.values())
@@ -118,47 +115,48 @@ def integrate_episode(decider: Decider, embedder: Embedder, state: MemoryState, 
         query, config.k_e if within else config.k_e + config.window)
     if not within:
         candidates = [(e, s) for e, s in candidates if e.window != new.window][:config.k_e]
-    listed = [{"id": e.id, "score": round(s, 4), "cue": e.cue} for e, s in candidates]
+    listed = [EpisodeCandidate(id=e.id, score=round(s, 4), cue=e.cue) for e, s in candidates]
     if not candidates:
         state.add_episode(new)
         skipped = "no earlier episode to continue" if within else \
             "not the first episode of its window" if later else \
             "no episode of an earlier window to continue"
-        log.emit("integrate", {"episode_id": new.id, "candidates": [], "choice": -1,
-                               "skipped": skipped, "result_id": new.id},
+        c.log.emit(IntegratePayload(episode_id=new.id, candidates=[], choice=-1, skipped=skipped,
+                                  result_id=new.id),
                  episode_ids=[new.id], message_ids=new.message_ids)
         return new
     choice = decider.select_integration(new, candidates)
     idx = choice.idx if 1 <= choice.idx <= len(candidates) else -1
-    payload = {"episode_id": new.id, "candidates": listed, "choice": idx, "reason": choice.reason,
-               "fallback": choice.fallback}
+    payload = IntegratePayload(episode_id=new.id, candidates=listed, choice=idx,
+                               reason=choice.reason, fallback=choice.fallback)
     if idx != choice.idx:
-        payload["repair"] = f"index {choice.idx} is not a candidate: treated as -1"
+        payload.repair = f"index {choice.idx} is not a candidate: treated as -1"
     if idx == -1:
         state.add_episode(new)
-        payload["result_id"] = new.id
-        log.emit("integrate", payload, episode_ids=[new.id], message_ids=new.message_ids,
-                 call_ids=choice.call_ids)
+        payload.result_id = new.id
+        c.log.emit(payload, episode_ids=[new.id], message_ids=new.message_ids,
+                   call_ids=choice.call_ids)
         return new
     old = candidates[idx - 1][0]
     message_ids = old.message_ids + [i for i in new.message_ids if i not in old.message_ids]
-    merged_text = decider.merge_episodes(old, new, [by_id[i] for i in message_ids])
+    merged_text = decider.merge_episodes(old, new, c.messages(message_ids))
     merged = Episode(id="", cue=merged_text.cue, narrative=merged_text.narrative,
                      message_ids=message_ids, window=new.window, supersedes=[old.id, new.id],
                      start=min(filter(None, [old.start, new.start]), default=None),
                      end=max(filter(None, [old.end, new.end]), default=None),
-                     embedding=embed_episode_text(embedder, merged_text.cue, merged_text.narrative))
+                     embedding=embed_episode_text(c.embedder, merged_text.cue,
+                                                  merged_text.narrative))
     # the new episode is kept (superseded) so the UI can show what was merged into what
     state.add_episode(new, indexed=False)
     merged.id = state.next_episode_id()
     state.add_episode(merged)
     state.supersede_episode(old.id, merged.id)
     state.supersede_episode(new.id, merged.id)
-    payload.update(target=old.id, result_id=merged.id,
-                   before={"cue": old.cue, "narrative": old.narrative},
-                   incoming={"cue": new.cue, "narrative": new.narrative},
-                   after={"cue": merged.cue, "narrative": merged.narrative},
-                   merge_fallback=merged_text.fallback)
-    log.emit("integrate", payload, episode_ids=[new.id, old.id, merged.id],
-             message_ids=message_ids, call_ids=choice.call_ids + merged_text.call_ids)
+    payload.target, payload.result_id = old.id, merged.id
+    payload.before = EpisodeText(cue=old.cue, narrative=old.narrative)
+    payload.incoming = EpisodeText(cue=new.cue, narrative=new.narrative)
+    payload.after = EpisodeText(cue=merged.cue, narrative=merged.narrative)
+    payload.merge_fallback = merged_text.fallback
+    c.log.emit(payload, episode_ids=[new.id, old.id, merged.id],
+               message_ids=message_ids, call_ids=choice.call_ids + merged_text.call_ids)
     return merged

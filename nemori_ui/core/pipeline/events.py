@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..models import StageEvent
+from ..stage_events import Payload, StageEvent, event_of
 
 
 class EventLog:
@@ -13,11 +11,12 @@ class EventLog:
         self._next = first_seq
         self.events: list[StageEvent] = []
 
-    def emit(self, stage: str, payload: dict[str, Any], *, message_ids=(), episode_ids=(),
-             memory_ids=(), call_ids=()) -> StageEvent:
-        event = StageEvent(stage=stage, window=self.window, seq=self._next, payload=payload,
-                           message_ids=list(message_ids), episode_ids=list(episode_ids),
-                           memory_ids=list(memory_ids), call_ids=list(call_ids))
+    def emit(self, payload: Payload, *, message_ids=(), episode_ids=(), memory_ids=(),
+             call_ids=()) -> StageEvent:
+        """Record `payload` as the next event of its stage in this window."""
+        event = event_of(payload, window=self.window, seq=self._next,
+                         message_ids=list(message_ids), episode_ids=list(episode_ids),
+                         memory_ids=list(memory_ids), call_ids=list(call_ids))
         self._next += 1
         self.events.append(event)
         return event

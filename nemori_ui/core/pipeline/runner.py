@@ -15,8 +15,10 @@ from ..config import PipelineConfig
 from ..embed import Embedder
 from ..errors import RunTaken
 from ..models import Conversation, LLMCallRecord
+from ..stage_events import NarratePayload
 from ..store import Store
 from ..store import records, runs
+from .bundle import StageClients
 from .decisions import Decider
 from .episodic import build_episode, integrate_episode, make_windows, narrate_raws, partition_window
 from .events import EventLog
@@ -126,25 +128,25 @@ def _keep_calls(store, run_id, clients) -> None:
 
 def _process_window(store, run_id, w, window, by_id, state, clients, config, report) -> None:
     log = EventLog(w, records.next_event_seq(store, run_id))
-    decider, embedder = clients.decider, clients.embedder
+    c = StageClients(decider=clients.decider, embedder=clients.embedder, state=state,
+                     config=config, log=log, by_id=by_id)
     report("partition")
-    raws = partition_window(decider, window, w, log)
+    raws = partition_window(c, window)
     report("narrate", 0, len(raws))
-    narrations = narrate_raws(decider, raws, by_id, config.concurrency)
+    narrations = narrate_raws(c, raws)
     for j, (raw, narration) in enumerate(zip(raws, narrations)):
-        episode = build_episode(state, embedder, raw, narration, by_id)
-        log.emit("narrate", {"episode_id": episode.id, "cue": episode.cue,
-                             "narrative": episode.narrative, "topic": raw.topic,
-                             "fallback": narration.fallback},
+        episode = build_episode(c, raw, narration)
+        log.emit(NarratePayload(episode_id=episode.id, cue=episode.cue,
+                                narrative=episode.narrative, topic=raw.topic,
+                                fallback=narration.fallback),
                  episode_ids=[episode.id], message_ids=episode.message_ids,
                  call_ids=narration.call_ids)
         report("integrate", j, len(raws))
-        current = integrate_episode(decider, embedder, state, episode, config, by_id, log)
+        current = integrate_episode(c, episode)
         report("distill", j, len(raws))
-        insights = anticipate_and_distill(decider, state, current,
-                                          [by_id[i] for i in current.message_ids], config, log)
+        insights = anticipate_and_distill(c, current, c.messages(current.message_ids))
         report("consolidate", j, len(raws))
-        consolidate(decider, embedder, state, current, insights, config, log)
+        consolidate(c, current, insights)
     episodes, memories = state.take_dirty()
     records.save_window(store, run_id, w, episodes=episodes, memories=memories,
                         events=log.events, calls=clients.drain_calls())

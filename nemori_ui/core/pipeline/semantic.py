@@ -10,20 +10,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import PipelineConfig
-from ..embed import Embedder
 from ..models import Episode, Message, SemanticMemory
-from .decisions import Decider, Insight
-from .events import EventLog
+from ..stage_events import (AnticipatePayload, ConsolidatePayload, DistillPayload,
+                            EvokedMemory, MemoryCandidate, SummaryPayload)
+from .bundle import StageClients
+from .decisions import Insight
 from .state import MemoryState
+from .tau_rule import passes_tau
 
 
 def evoke(state: MemoryState, episode: Episode,
-          config: PipelineConfig) -> tuple[list[tuple[SemanticMemory, float]], list[dict]]:
+          config: PipelineConfig) -> tuple[list[tuple[SemanticMemory, float]], list[EvokedMemory]]:
     """Knowledge the episode calls up, and every candidate looked at (for the τ view)."""
     if config.management == "summary":
         current = state.active_memories()
         return [(m, 1.0) for m in current], [
-            {"id": m.id, "text": m.text, "score": 1.0, "passed": True} for m in current]
+            EvokedMemory(id=m.id, text=m.text, score=1.0, passed=True) for m in current]
     query = np.asarray(episode.embedding, dtype=np.float32)
     looked = state.search_memories(query, config.k_s)
     threshold = config.tau if config.management == "native" else None
@@ -37,85 +39,84 @@ def evoke(state: MemoryState, episode: Episode,
     passed, listing = [], []
     for m, s in looked + extra:
         # decided on the score as recorded, so what-if τ on the record gives the same answer
-        ok = threshold is None or round(s, 4) > threshold or m.id in told_ids
+        ok = threshold is None or bool(passes_tau(round(s, 4), m.id in told_ids, threshold))
+        entry = EvokedMemory(id=m.id, text=m.text, score=round(s, 4), passed=ok)
+        if m.id in told_ids:
+            entry.continued = True
         if ok:
             passed.append((m, s))
-        entry = {"id": m.id, "text": m.text, "score": round(s, 4), "passed": ok}
-        if m.id in told_ids:
-            entry["continued"] = True
         listing.append(entry)
     return passed, listing
 
 
-def anticipate_and_distill(decider: Decider, state: MemoryState, episode: Episode,
-                           messages: list[Message], config: PipelineConfig,
-                           log: EventLog) -> list[Insight]:
+def anticipate_and_distill(c: StageClients, episode: Episode,
+                           messages: list[Message]) -> list[Insight]:
     """Predict the episode from what is known, then keep what the prediction missed (§3.3.1-2).
 
     Nemori-s skips the prediction and distils the raw episode directly.
     """
+    decider, config, log = c.decider, c.config, c.log
     if config.variant == "nemori-s":
         result = decider.distill_direct(messages)
-        log.emit("distill", {"episode_id": episode.id, "mode": "direct", "prediction": None,
-                             "insights": [i.model_dump() for i in result.insights],
-                             "lines": result.lines, "raw_messages": len(messages),
-                             "fallback": result.fallback},
+        log.emit(DistillPayload(episode_id=episode.id, mode="direct", prediction=None,
+                                insights=result.insights, lines=result.lines,
+                                raw_messages=len(messages), fallback=result.fallback),
                  episode_ids=[episode.id], message_ids=episode.message_ids,
                  call_ids=result.call_ids)
         return result.insights
-    evoked, listing = evoke(state, episode, config)
-    payload = {"episode_id": episode.id, "cue": episode.cue, "tau": config.tau,
-               "management": config.management, "evoked": listing}
+    evoked, listing = evoke(c.state, episode, config)
+    payload = AnticipatePayload(episode_id=episode.id, cue=episode.cue, tau=config.tau,
+                                management=config.management, evoked=listing)
     if evoked:
         guess = decider.anticipate(episode.cue, evoked)
         prediction, call_ids = guess.prediction, guess.call_ids
-        payload.update(prediction=prediction, fallback=guess.fallback)
+        payload.prediction, payload.fallback = prediction, guess.fallback
     else:
         # nothing known is close enough to predict from: as in the official code, no call is
         # made, and a prediction from the cue alone would count the cue's own facts as known
         prediction, call_ids = "", []
-        payload.update(prediction="", fallback=None, cold_start=True)
-    log.emit("anticipate", payload, episode_ids=[episode.id],
+        payload.prediction, payload.fallback, payload.cold_start = "", None, True
+    log.emit(payload, episode_ids=[episode.id],
              memory_ids=[m.id for m, _ in evoked], call_ids=call_ids)
     result = decider.distill(messages, prediction)
-    log.emit("distill", {"episode_id": episode.id, "mode": "prediction-error",
-                         "prediction": prediction, "cold_start": not evoked,
-                         "insights": [i.model_dump() for i in result.insights],
-                         "covered": result.covered, "lines": result.lines,
-                         "raw_messages": len(messages), "fallback": result.fallback},
+    log.emit(DistillPayload(episode_id=episode.id, mode="prediction-error",
+                            prediction=prediction, cold_start=not evoked,
+                            insights=result.insights, covered=result.covered, lines=result.lines,
+                            raw_messages=len(messages), fallback=result.fallback),
              episode_ids=[episode.id], message_ids=episode.message_ids, call_ids=result.call_ids)
     return result.insights
 
 
-def consolidate(decider: Decider, embedder: Embedder, state: MemoryState, episode: Episode,
-                insights: list[Insight], config: PipelineConfig, log: EventLog) -> None:
+def consolidate(c: StageClients, episode: Episode, insights: list[Insight]) -> None:
     if not insights:
         return
-    if config.management == "summary":
-        _rewrite_summary(decider, embedder, state, episode, insights, log)
+    if c.config.management == "summary":
+        _rewrite_summary(c, episode, insights)
         return
-    vectors = embedder.embed([i.text for i in insights])
+    vectors = c.embedder.embed([i.text for i in insights])
     for insight, vector in zip(insights, vectors):
-        _consolidate_one(decider, state, episode, insight, vector, config, embedder, log)
+        _consolidate_one(c, episode, insight, vector)
 
 
-def _consolidate_one(decider: Decider, state: MemoryState, episode: Episode, insight: Insight,
-                     vector: np.ndarray, config: PipelineConfig, embedder: Embedder,
-                     log: EventLog) -> None:
+def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
+                     vector: np.ndarray) -> None:
+    decider, state, config, embedder = c.decider, c.state, c.config, c.embedder
     candidates = [] if config.management == "naive" else state.search_memories(vector, config.k_m)
-    listed = [{"id": m.id, "text": m.text, "score": round(s, 4)} for m, s in candidates]
-    payload = {"episode_id": episode.id, "insight": insight.text,
-               "source_message_ids": insight.source_message_ids, "candidates": listed}
+    listed = [MemoryCandidate(id=m.id, text=m.text, score=round(s, 4)) for m, s in candidates]
+    # the action is known once decided; "new" until then, set again below either way
+    payload = ConsolidatePayload(action="new", episode_id=episode.id, insight=insight.text,
+                                 source_message_ids=insight.source_message_ids,
+                                 candidates=listed)
     call_ids: list[str] = []
     action, targets, text = "new", [], insight.text
     if config.management == "naive":
-        payload["skipped"] = "naive management appends every insight"
+        payload.skipped = "naive management appends every insight"
     elif not candidates:
-        payload["skipped"] = "no existing memory to compare with"
+        payload.skipped = "no existing memory to compare with"
     else:
         directive = decider.consolidate(insight.text, candidates)
         call_ids = directive.call_ids
-        payload.update(reason=directive.reason, fallback=directive.fallback)
+        payload.reason, payload.fallback = directive.reason, directive.fallback
         valid = sorted({t for t in directive.targets if 1 <= t <= len(candidates)})
         repairs = []
         if len(valid) != len(set(directive.targets)):
@@ -132,14 +133,14 @@ def _consolidate_one(decider: Decider, state: MemoryState, episode: Episode, ins
                 text = " ".join(dict.fromkeys([t.text for t in targets] + [insight.text]))
                 repairs.append("merge without merged text: joined the targets and the insight")
         if repairs:
-            payload["repair"] = "; ".join(repairs)
+            payload.repair = "; ".join(repairs)
         if action == "merge" and len(targets) == 1 and text == targets[0].text:
             # superseding a memory with an identical copy would only add a version
-            payload.update(action="merge", targets=[targets[0].id], result_id=targets[0].id,
-                           result_text=text, unchanged=True)
-            log.emit("consolidate", payload, episode_ids=[episode.id],
-                     message_ids=insight.source_message_ids, memory_ids=[targets[0].id],
-                     call_ids=call_ids)
+            payload.action, payload.targets, payload.unchanged = "merge", [targets[0].id], True
+            payload.result_id, payload.result_text = targets[0].id, text
+            c.log.emit(payload, episode_ids=[episode.id],
+                       message_ids=insight.source_message_ids, memory_ids=[targets[0].id],
+                       call_ids=call_ids)
             return
     memory = SemanticMemory(
         id=state.next_memory_id(), text=text,
@@ -152,35 +153,35 @@ def _consolidate_one(decider: Decider, state: MemoryState, episode: Episode, ins
     state.add_memory(memory)
     for target in targets:
         state.supersede_memory(target.id, memory.id)
-    payload.update(action=action, targets=[t.id for t in targets], result_id=memory.id,
-                   result_text=memory.text)
-    log.emit("consolidate", payload, episode_ids=[episode.id],
-             message_ids=insight.source_message_ids,
-             memory_ids=[memory.id] + [t.id for t in targets], call_ids=call_ids)
+    payload.action, payload.targets = action, [t.id for t in targets]
+    payload.result_id, payload.result_text = memory.id, memory.text
+    c.log.emit(payload, episode_ids=[episode.id],
+               message_ids=insight.source_message_ids,
+               memory_ids=[memory.id] + [t.id for t in targets], call_ids=call_ids)
 
 
-def _rewrite_summary(decider: Decider, embedder: Embedder, state: MemoryState, episode: Episode,
-                     insights: list[Insight], log: EventLog) -> None:
+def _rewrite_summary(c: StageClients, episode: Episode, insights: list[Insight]) -> None:
     """Flat-summary management (Appendix A.1): each rewrite is a new version of one memory."""
+    state = c.state
     previous = state.active_memories()
     old_text = previous[0].text if previous else ""
-    result = decider.summarize(old_text, [i.text for i in insights])
+    result = c.decider.summarize(old_text, [i.text for i in insights])
     memory = SemanticMemory(
         id=state.next_memory_id(), text=result.summary, origin="summary",
         supersedes=[m.id for m in previous], window=episode.window,
         source_episode_ids=_union([episode.id], *(m.source_episode_ids for m in previous)),
         source_message_ids=_union(*(i.source_message_ids for i in insights),
                                   *(m.source_message_ids for m in previous)),
-        embedding=embedder.embed([result.summary])[0].tolist())
+        embedding=c.embedder.embed([result.summary])[0].tolist())
     state.add_memory(memory)
     for old in previous:
         state.supersede_memory(old.id, memory.id)
-    log.emit("consolidate", {"episode_id": episode.id, "action": "summary",
-                             "insights": [i.text for i in insights], "before": old_text,
-                             "result_id": memory.id, "result_text": memory.text,
-                             "fallback": result.fallback},
-             episode_ids=[episode.id], memory_ids=[memory.id] + [m.id for m in previous],
-             call_ids=result.call_ids)
+    c.log.emit(SummaryPayload(episode_id=episode.id, action="summary",
+                              insights=[i.text for i in insights], before=old_text,
+                              result_id=memory.id, result_text=memory.text,
+                              fallback=result.fallback),
+               episode_ids=[episode.id], memory_ids=[memory.id] + [m.id for m in previous],
+               call_ids=result.call_ids)
 
 
 def _union(*lists: list[str]) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from ..stage_events import FALLBACK_KEYS
 from .db import Store
 
 
@@ -50,10 +51,10 @@ def run_health(store: Store, run_ids: list[str] | None = None) -> dict[str, RunH
     for row in calls:
         found[row["run_id"]] = RunHealth(calls=row["calls"], failed_calls=row["failed"] or 0)
     # an integration can fall back twice: in choosing the episode and in writing the merge
-    events = store.query(
-        "SELECT run_id, sum(json_extract(payload, '$.fallback') IS NOT NULL) "
-        "+ sum(json_extract(payload, '$.merge_fallback') IS NOT NULL) AS n "
-        f"FROM events{where} GROUP BY run_id", params)
+    fell_back = " + ".join(f"sum(json_extract(payload, '$.{key}') IS NOT NULL)"
+                           for key in FALLBACK_KEYS)
+    events = store.query(f"SELECT run_id, {fell_back} AS n FROM events{where} GROUP BY run_id",
+                         params)
     for row in events:
         if row["n"]:
             found.setdefault(row["run_id"], RunHealth()).fallbacks = row["n"]

@@ -7,9 +7,11 @@ from datetime import datetime
 from typing import Iterable
 
 import numpy as np
+from pydantic import ValidationError
 
-from ..errors import RunTaken
-from ..models import Episode, LLMCallRecord, Message, SemanticMemory, StageEvent
+from ..errors import RunTaken, StoreError
+from ..models import Episode, LLMCallRecord, Message, SemanticMemory
+from ..stage_events import StageEvent, load_event
 from .db import Store, now_iso
 
 
@@ -53,7 +55,7 @@ def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Ep
               _blob(m.embedding)) for m in memories])
         conn.executemany(
             "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run_id, ev.seq, ev.window, ev.stage, json.dumps(ev.payload, default=str),
+            [(run_id, ev.seq, ev.window, ev.stage, json.dumps(ev.payload.stored()),
               json.dumps(ev.message_ids), json.dumps(ev.episode_ids), json.dumps(ev.memory_ids),
               json.dumps(ev.call_ids)) for ev in events])
         conn.executemany(
@@ -100,10 +102,29 @@ def load_events(store: Store, run_id: str, stage: str | None = None) -> list[Sta
         sql += " AND stage = ?"
         params.append(stage)
     rows = store.query(sql + " ORDER BY seq", tuple(params))
-    return [StageEvent(stage=r["stage"], window=r["window"], seq=r["seq"],
-                       payload=json.loads(r["payload"]), message_ids=json.loads(r["message_ids"]),
-                       episode_ids=json.loads(r["episode_ids"]), memory_ids=json.loads(r["memory_ids"]),
-                       call_ids=json.loads(r["call_ids"])) for r in rows]
+    return [_event(run_id, r) for r in rows]
+
+
+def _event(run_id: str, row) -> StageEvent:
+    """A stored event validated into its stage's model; what is wrong is named with the row."""
+    fields = {"stage": row["stage"], "window": row["window"], "seq": row["seq"]}
+    try:
+        fields.update({key: json.loads(row[key]) for key in
+                       ("payload", "message_ids", "episode_ids", "memory_ids", "call_ids")})
+        return load_event(fields)
+    except ValidationError as exc:
+        what = "; ".join(_problem(err) for err in exc.errors())
+        raise StoreError(f"run {run_id}, event {row['seq']} ({row['stage']}) cannot be read: "
+                         f"{what}") from exc
+    except ValueError as exc:  # not JSON at all
+        raise StoreError(f"run {run_id}, event {row['seq']} ({row['stage']}) cannot be read: "
+                         f"{exc}") from exc
+
+
+def _problem(err) -> str:
+    # the first place is the stage the union picked: the rest says where in the event
+    where = ".".join(str(part) for part in err["loc"][1:])
+    return f"field '{where}': {err['msg']}" if where else err["msg"]
 
 
 def load_calls(store: Store, run_id: str) -> list[LLMCallRecord]:

@@ -13,7 +13,7 @@ SAME, REWORDED = 0.95, 0.80
 def segment_labels(data: RunData) -> list[int]:
     """For each message in order, the number of the raw episode it was partitioned into."""
     label = {}
-    for n, group in enumerate(g for e in data.stage("partition") for g in e.payload["groups"]):
+    for n, group in enumerate(g for e in data.stage("partition") for g in e.payload.groups):
         for mid in group:
             label[mid] = n
     return [label.get(m.id, -1) for m in data.messages]

@@ -36,9 +36,9 @@ def stored_demo_runs(store: Store, conv: Conversation, source: str) -> dict[str,
 
 
 def _insights(data: RunData) -> list[dict]:
-    return [{"text": i["text"], "episode_id": e.payload["episode_id"], "window": e.window,
-             "source_message_ids": i.get("source_message_ids", [])}
-            for e in data.stage("distill") for i in e.payload.get("insights", [])]
+    return [{"text": i.text, "episode_id": e.payload.episode_id, "window": e.window,
+             "source_message_ids": i.source_message_ids}
+            for e in data.stage("distill") for i in e.payload.insights]
 
 
 def _stored(data: RunData) -> dict:
@@ -51,10 +51,9 @@ def _stored(data: RunData) -> dict:
 def prediction_demo(nemori: RunData, direct: RunData, embedder) -> dict:
     """What each stored, what Nemori skipped because it predicted it, and what both kept."""
     ours, theirs = _insights(nemori), _insights(direct)
-    skipped = [{"text": c["text"], "message_id": c.get("message_id"),
-                "predicted_by": c.get("predicted_by"), "score": c.get("score"),
-                "episode_id": e.payload["episode_id"]}
-               for e in nemori.stage("distill") for c in e.payload.get("covered", [])]
+    skipped = [{"text": c.text, "message_id": c.message_id, "predicted_by": c.predicted_by,
+                "score": c.score, "episode_id": e.payload.episode_id}
+               for e in nemori.stage("distill") for c in e.payload.covered]
     both = []
     if ours and theirs:
         va = embedder.embed([i["text"] for i in ours])

@@ -8,21 +8,23 @@ see another memory state, so it is marked as downstream rather than claimed unch
 
 from __future__ import annotations
 
+from ..pipeline.tau_rule import passes_tau
 from ..views.run_data import RunData
 
 
 def what_if_tau(data: RunData, tau: float) -> list[dict]:
     rows, changed_seen = [], False
     for event in data.stage("anticipate"):
-        evoked = event.payload.get("evoked", [])
-        now = [e["id"] for e in evoked if e.get("passed")]
-        native = event.payload.get("management", "native") == "native"
-        then = [e["id"] for e in evoked
-                if e.get("continued") or (e["score"] > tau if native else e.get("passed"))]
+        p = event.payload
+        now = [e.id for e in p.evoked if e.passed]
+        # only native management filters by τ; the others' evoked sets do not depend on it
+        native = (p.management or data.info.config.management) == "native"
+        then = [e.id for e in p.evoked
+                if (passes_tau(e.score, e.continued, tau) if native else e.passed)]
         changed = set(now) != set(then)
         rows.append({
-            "episode_id": event.payload["episode_id"], "window": event.window,
-            "cue": event.payload.get("cue", ""), "evoked_now": now, "evoked_then": then,
+            "episode_id": p.episode_id, "window": event.window,
+            "cue": p.cue, "evoked_now": now, "evoked_then": then,
             "gained": [i for i in then if i not in now], "lost": [i for i in now if i not in then],
             "changes": "prediction" if changed else ("downstream" if changed_seen else "same"),
         })

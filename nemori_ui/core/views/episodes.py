@@ -9,6 +9,7 @@ from datetime import datetime
 
 import pandas as pd
 
+from ..stage_events import IntegratePayload
 from .run_data import RunData
 
 STATUS_FILTERS = ("active", "superseded", "all")
@@ -85,11 +86,11 @@ def episode_cards(data: RunData, status: str = "all") -> list[dict]:
     return cards
 
 
-def _decision(p: dict) -> str:
-    if p.get("skipped"):
+def _decision(p: IntegratePayload) -> str:
+    if p.skipped:
         return "kept: nothing earlier to continue"
-    if p.get("target"):
-        return f"merged with {p['target']} into {p.get('result_id')}"
+    if p.target:
+        return f"merged with {p.target} into {p.result_id}"
     return "kept as a new episode"
 
 
@@ -98,12 +99,11 @@ def integration_table(data: RunData) -> pd.DataFrame:
     rows = []
     for ev in data.stage("integrate"):
         p = ev.payload
-        scores = [c.get("score", 0.0) for c in p.get("candidates", [])]
-        rows.append({"window": ev.window + 1, "new episode": p.get("episode_id"),
+        scores = [c.score for c in p.candidates]
+        rows.append({"window": ev.window + 1, "new episode": p.episode_id,
                      "candidates": len(scores), "best score": max(scores) if scores else None,
-                     "choice": p.get("choice", -1), "decision": _decision(p),
-                     "reason": p.get("reason") or p.get("skipped") or "",
-                     "repair": p.get("repair", "")})
+                     "choice": p.choice, "decision": _decision(p),
+                     "reason": p.reason or p.skipped, "repair": p.repair})
     return pd.DataFrame(rows, columns=["window", "new episode", "candidates", "best score",
                                        "choice", "decision", "reason", "repair"])
 
@@ -112,19 +112,17 @@ def integration_detail(data: RunData, episode_id: str) -> dict | None:
     """The decision about one new episode: its candidates, the choice, and a merge's texts."""
     for ev in data.stage("integrate"):
         p = ev.payload
-        if p.get("episode_id") != episode_id:
+        if p.episode_id != episode_id:
             continue
-        choice = p.get("choice", -1)
         candidates = pd.DataFrame(
-            [{"rank": i, "episode": c.get("id"), "score": c.get("score"), "cue": c.get("cue", ""),
-              "chosen": i == choice} for i, c in enumerate(p.get("candidates", []), start=1)],
+            [{"rank": i, "episode": c.id, "score": c.score, "cue": c.cue, "chosen": i == p.choice}
+             for i, c in enumerate(p.candidates, start=1)],
             columns=["rank", "episode", "score", "cue", "chosen"])
         new = data.episode_by_id.get(episode_id)
         return {"episode_id": episode_id, "window": ev.window + 1,
-                "cue": new.cue if new else p.get("incoming", {}).get("cue", ""),
-                "candidates": candidates, "choice": choice, "decision": _decision(p),
-                "reason": p.get("reason", ""), "skipped": p.get("skipped", ""),
-                "repair": p.get("repair", ""), "target": p.get("target"),
-                "result_id": p.get("result_id"), "merged": bool(p.get("target")),
-                "before": p.get("before"), "incoming": p.get("incoming"), "after": p.get("after")}
+                "cue": new.cue if new else p.incoming.cue if p.incoming else "",
+                "candidates": candidates, "choice": p.choice, "decision": _decision(p),
+                "reason": p.reason, "skipped": p.skipped, "repair": p.repair,
+                "target": p.target, "result_id": p.result_id, "merged": bool(p.target),
+                "before": p.before, "incoming": p.incoming, "after": p.after}
     return None

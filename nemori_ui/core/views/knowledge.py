@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..models import StageEvent
+from ..stage_events import ConsolidatePayload, SummaryPayload
 from .run_data import RunData
 
 ACTIONS = ("new", "merge", "conflict", "summary")
@@ -29,7 +30,7 @@ def created_by(data: RunData) -> dict[str, StageEvent]:
     """
     found: dict[str, StageEvent] = {}
     for event in sorted(data.stage("consolidate"), key=lambda e: e.seq):
-        result = event.payload.get("result_id")
+        result = event.payload.result_id
         if result:
             found.setdefault(result, event)
     return found
@@ -66,38 +67,43 @@ def filter_memories(frame: pd.DataFrame, *, statuses=None, origins=None,
     return frame[keep].reset_index(drop=True)
 
 
-def _note(payload: dict) -> str:
+def _note(p: ConsolidatePayload | SummaryPayload) -> str:
     notes = []
-    if payload.get("skipped"):
-        notes.append(f"no decider call: {payload['skipped']}")
-    if payload.get("repair"):
-        notes.append(f"repaired: {payload['repair']}")
-    if payload.get("unchanged"):
-        notes.append("merge changed nothing")
-    if payload.get("fallback"):
-        notes.append(f"fallback: {payload['fallback']}")
+    if isinstance(p, ConsolidatePayload):
+        if p.skipped:
+            notes.append(f"no decider call: {p.skipped}")
+        if p.repair:
+            notes.append(f"repaired: {p.repair}")
+        if p.unchanged:
+            notes.append("merge changed nothing")
+    if p.fallback:
+        notes.append(f"fallback: {p.fallback}")
     return "; ".join(notes)
 
 
-def _insight(payload: dict) -> str:
-    if "insight" in payload:
-        return payload["insight"]
-    return "; ".join(payload.get("insights", []))  # the flat summary takes all at once
+def _insight(p: ConsolidatePayload | SummaryPayload) -> str:
+    return "; ".join(p.insight_texts)  # the flat summary takes all at once
+
+
+def _per_insight(p: ConsolidatePayload | SummaryPayload) -> ConsolidatePayload | None:
+    """The decision about one insight, or None for a flat-summary rewrite (no candidates)."""
+    return p if isinstance(p, ConsolidatePayload) else None
 
 
 def decision_table(data: RunData, actions=None) -> pd.DataFrame:
     rows = []
     for event in sorted(data.stage("consolidate"), key=lambda e: e.seq):
         p = event.payload
-        if actions and p.get("action") not in actions:
+        if actions and p.action not in actions:
             continue
-        candidates = p.get("candidates", [])
-        rows.append({"seq": event.seq, "window": event.window, "episode": p.get("episode_id"),
-                     "action": p.get("action"), "insight": _insight(p),
+        one = _per_insight(p)
+        candidates = one.candidates if one else []
+        rows.append({"seq": event.seq, "window": event.window, "episode": p.episode_id,
+                     "action": p.action, "insight": _insight(p),
                      "candidates": len(candidates),
-                     "best_score": max((c["score"] for c in candidates), default=None),
-                     "targets": _ids(p.get("targets")), "result_id": p.get("result_id"),
-                     "result_text": p.get("result_text", ""), "reason": p.get("reason") or "",
+                     "best_score": max((c.score for c in candidates), default=None),
+                     "targets": _ids(one.targets if one else []), "result_id": p.result_id,
+                     "result_text": p.result_text, "reason": one.reason if one else "",
                      "note": _note(p)})
     return pd.DataFrame(rows, columns=DECISION_COLUMNS)
 
@@ -105,7 +111,7 @@ def decision_table(data: RunData, actions=None) -> pd.DataFrame:
 def decision_counts(data: RunData) -> dict[str, int]:
     counts = {a: 0 for a in ACTIONS}
     for event in data.stage("consolidate"):
-        action = event.payload.get("action")
+        action = event.payload.action
         counts[action] = counts.get(action, 0) + 1
     return counts
 
@@ -116,18 +122,20 @@ def decision(data: RunData, seq: int) -> dict:
     if event is None:
         raise KeyError(f"no consolidation decision with seq {seq}")
     p = event.payload
-    targets = set(p.get("targets") or [])
+    one = _per_insight(p)
+    targets = set(one.targets) if one else set()
     candidates = pd.DataFrame(
-        [{"rank": i, "id": c["id"], "score": c["score"], "targeted": c["id"] in targets,
-          "status now": data.memory_by_id[c["id"]].status if c["id"] in data.memory_by_id else "",
-          "text": c["text"]} for i, c in enumerate(p.get("candidates", []), start=1)],
+        [{"rank": i, "id": c.id, "score": c.score, "targeted": c.id in targets,
+          "status now": data.memory_by_id[c.id].status if c.id in data.memory_by_id else "",
+          "text": c.text} for i, c in enumerate(one.candidates if one else [], start=1)],
         columns=["rank", "id", "score", "targeted", "status now", "text"])
-    return {"seq": event.seq, "window": event.window, "episode_id": p.get("episode_id"),
-            "action": p.get("action"), "insight": _insight(p), "before": p.get("before"),
+    return {"seq": event.seq, "window": event.window, "episode_id": p.episode_id,
+            "action": p.action, "insight": _insight(p), "before": None if one else p.before,
             "candidates": candidates, "targets": sorted(targets),
-            "result_id": p.get("result_id"), "result_text": p.get("result_text", ""),
-            "reason": p.get("reason") or "", "note": _note(p),
-            "source_message_ids": p.get("source_message_ids", []), "call_ids": event.call_ids}
+            "result_id": p.result_id, "result_text": p.result_text,
+            "reason": one.reason if one else "", "note": _note(p),
+            "source_message_ids": one.source_message_ids if one else [],
+            "call_ids": event.call_ids}
 
 
 def history(data: RunData, memory_id: str) -> list[dict]:
@@ -154,13 +162,14 @@ def history(data: RunData, memory_id: str) -> list[dict]:
     for mid in seen:
         m = data.memory_by_id[mid]
         event = origin_event.get(mid)
-        payload = event.payload if event else {}
+        p = event.payload if event else None
+        one = _per_insight(p) if p else None
         versions.append({"id": mid, "text": m.text, "status": m.status, "origin": m.origin,
                          "window": m.window, "seq": event.seq if event else None,
                          "replaced": list(m.supersedes), "replaced_by": m.superseded_by,
-                         "episode_id": payload.get("episode_id"),
-                         "insight": _insight(payload) if payload else "",
-                         "reason": payload.get("reason") or "", "selected": mid == memory_id})
+                         "episode_id": p.episode_id if p else None,
+                         "insight": _insight(p) if p else "",
+                         "reason": one.reason if one else "", "selected": mid == memory_id})
     versions.sort(key=lambda v: (v["window"], v["seq"] if v["seq"] is not None else -1, v["id"]))
     return versions
 

@@ -19,7 +19,7 @@ def _raw_episode_of(data: RunData) -> dict[str, str]:
     found: dict[str, str] = {}
     for ev in data.stage("narrate"):
         for mid in ev.message_ids:
-            found.setdefault(mid, ev.payload.get("episode_id"))
+            found.setdefault(mid, ev.payload.episode_id)
     return found
 
 
@@ -28,10 +28,10 @@ def _groups(data: RunData) -> list[dict]:
     found = []
     for ev in data.stage("partition"):
         p = ev.payload
-        topics = p.get("topics") or []
+        topics = p.topics
         # a repaired partition's groups no longer match the proposed topics, so none is kept
-        missing = "not recorded: the partition was repaired" if p.get("repairs") else ""
-        for j, ids in enumerate(p.get("groups", [])):
+        missing = "not recorded: the partition was repaired" if p.repairs else ""
+        for j, ids in enumerate(p.groups):
             found.append({"window": ev.window, "group": j + 1, "message_ids": list(ids),
                           "reason": (topics[j] if j < len(topics) else "") or missing})
     return found
@@ -75,16 +75,15 @@ def window_table(data: RunData) -> pd.DataFrame:
     rows = []
     for ev in data.stage("partition"):
         p = ev.payload
-        ids = p.get("window_message_ids") or ev.message_ids
-        groups = [_as_indices(g, ids) for g in p.get("groups", [])]
-        proposed = p.get("proposed") or []
-        repairs = p.get("repairs") or []
+        ids = p.window_message_ids or ev.message_ids
+        groups = [_as_indices(g, ids) for g in p.groups]
+        proposed, repairs = p.proposed, p.repairs
         rows.append({"window": ev.window + 1,
                      "messages": f"{ids[0]}–{ids[-1]}" if ids else "",
                      "size": len(ids), "episodes": len(groups), "repaired": bool(repairs),
                      "proposed (1-based)": _fmt_groups(proposed),
                      "kept (1-based)": _fmt_groups(groups),
-                     "repairs": "; ".join(repairs), "fallback": p.get("fallback") or ""})
+                     "repairs": "; ".join(repairs), "fallback": p.fallback or ""})
     return pd.DataFrame(rows, columns=["window", "messages", "size", "episodes", "repaired",
                                        "proposed (1-based)", "kept (1-based)", "repairs",
                                        "fallback"])

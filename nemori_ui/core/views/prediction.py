@@ -10,6 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ..models import StageEvent
+from ..pipeline.tau_rule import passes_tau
+from ..stage_events import ConsolidatePayload, CoveredStatement
 from .episodes import fmt_time, message_span
 from .run_data import RunData
 
@@ -25,7 +27,7 @@ def _distill_events(data: RunData) -> list[StageEvent]:
 
 def _event_for(data: RunData, stage: str, episode_id: str) -> StageEvent | None:
     for ev in data.stage(stage):
-        if ev.payload.get("episode_id") == episode_id:
+        if ev.payload.episode_id == episode_id:
             return ev
     return None
 
@@ -41,19 +43,19 @@ def surprise_table(data: RunData) -> pd.DataFrame:
     # one consolidation event per insight (or per episode for the flat summary)
     known: dict[str, int] = {}
     for ev in data.stage("consolidate"):
-        if ev.payload.get("unchanged"):
-            eid = ev.payload.get("episode_id")
+        if isinstance(ev.payload, ConsolidatePayload) and ev.payload.unchanged:
+            eid = ev.payload.episode_id
             known[eid] = known.get(eid, 0) + 1
     rows = []
     for order, ev in enumerate(_distill_events(data), start=1):
         p = ev.payload
-        eid = p.get("episode_id")
-        n = p.get("raw_messages") or len(ev.message_ids)
-        insights = len(p.get("insights") or []) - known.get(eid, 0)
+        eid = p.episode_id
+        n = p.raw_messages or len(ev.message_ids)
+        insights = len(p.insights) - known.get(eid, 0)
         places = sorted(pos[i] for i in ev.message_ids if i in pos)
         rows.append({"order": order, "episode": eid, "cue": _cue(data, eid),
-                     "window": ev.window + 1, "mode": p.get("mode", ""), "messages": n,
-                     "insights": insights, "covered": len(p.get("covered") or []),
+                     "window": ev.window + 1, "mode": p.mode, "messages": n,
+                     "insights": insights, "covered": len(p.covered),
                      "surprise": round(insights / n, 3) if n else 0.0,
                      "first": places[0] if places else None,
                      "last": places[-1] if places else None,
@@ -80,8 +82,8 @@ def most_predicted(data: RunData, table: pd.DataFrame) -> str | None:
         return str(held.sort_values(["covered", "order"], ascending=[False, True])
                    .iloc[0]["episode"])
     for ev in _distill_events(data):
-        if ev.payload.get("prediction"):
-            return str(ev.payload.get("episode_id"))
+        if ev.payload.prediction:
+            return ev.payload.episode_id
     return None
 
 
@@ -92,15 +94,13 @@ def evoked(data: RunData, episode_id: str) -> dict | None:
         return None
     p = ev.payload
     frame = pd.DataFrame(
-        [{"rank": i, "memory": e.get("id"), "text": e.get("text", ""),
-          "score": e.get("score", 0.0), "passed": bool(e.get("passed")),
-          "continued": bool(e.get("continued"))}
-         for i, e in enumerate(p.get("evoked") or [], start=1)],
+        [{"rank": i, "memory": e.id, "text": e.text, "score": e.score, "passed": e.passed,
+          "continued": e.continued} for i, e in enumerate(p.evoked, start=1)],
         columns=["rank", "memory", "text", "score", "passed", "continued"])
-    return {"tau": p.get("tau", data.info.config.tau),
-            "cold_start": bool(p.get("cold_start")),
-            "management": p.get("management", data.info.config.management),
-            "prediction": p.get("prediction") or "", "frame": frame,
+    return {"tau": data.info.config.tau if p.tau is None else p.tau,
+            "cold_start": p.cold_start,
+            "management": p.management or data.info.config.management,
+            "prediction": p.prediction, "frame": frame,
             "passed": int(frame["passed"].sum()) if not frame.empty else 0}
 
 
@@ -109,13 +109,13 @@ def _outcomes(data: RunData, episode_id: str) -> dict[str, list[dict]]:
     found: dict[str, list[dict]] = {}
     for ev in sorted(data.stage("consolidate"), key=lambda e: e.seq):
         p = ev.payload
-        if p.get("episode_id") != episode_id:
+        if p.episode_id != episode_id:
             continue
-        texts = p.get("insights") if p.get("action") == "summary" else [p.get("insight", "")]
-        for text in texts or []:
+        merge = isinstance(p, ConsolidatePayload)
+        for text in p.insight_texts:
             found.setdefault(text, []).append({
-                "action": p.get("action", ""), "result_id": p.get("result_id"),
-                "targets": p.get("targets") or [], "unchanged": bool(p.get("unchanged"))})
+                "action": p.action, "result_id": p.result_id,
+                "targets": p.targets if merge else [], "unchanged": merge and p.unchanged})
     return found
 
 
@@ -130,15 +130,14 @@ def comparison(data: RunData, episode_id: str) -> dict | None:
     if ev is None:
         return None
     p = ev.payload
-    insights = p.get("insights") or []
-    covered = p.get("covered") or []
+    insights, covered = p.insights, p.covered
     learnt: dict[str, list[str]] = {}
     for ins in insights:
-        for mid in ins.get("source_message_ids") or []:
-            learnt.setdefault(mid, []).append(ins.get("text", ""))
-    held: dict[str, list[dict]] = {}
+        for mid in ins.source_message_ids:
+            learnt.setdefault(mid, []).append(ins.text)
+    held: dict[str | None, list[CoveredStatement]] = {}
     for c in covered:
-        held.setdefault(c.get("message_id"), []).append(c)
+        held.setdefault(c.message_id, []).append(c)
     wanted = set(ev.message_ids)
     rows = []
     for m in data.messages:
@@ -148,34 +147,31 @@ def comparison(data: RunData, episode_id: str) -> dict | None:
         rows.append({"message": m.id, "time": fmt_time(m.timestamp), "speaker": m.speaker,
                      "text": m.text, "status": status, "learnt": learnt.get(m.id, []),
                      "covered": held.get(m.id, [])})
-    prediction = p.get("prediction") or ""
-    lines = [{"text": line, "held": [c.get("text", "") for c in covered
-                                     if c.get("predicted_by") == line]}
+    prediction = p.prediction or ""
+    lines = [{"text": line, "held": [c.text for c in covered if c.predicted_by == line]}
              for line in prediction.splitlines() if line.strip()]
     outcomes = _outcomes(data, episode_id)
     produced = []
     for ins in insights:
-        text = ins.get("text", "")
-        queue = outcomes.get(text) or []
-        sources = [data.message_by_id[mid] for mid in ins.get("source_message_ids") or []
+        queue = outcomes.get(ins.text) or []
+        sources = [data.message_by_id[mid] for mid in ins.source_message_ids
                    if mid in data.message_by_id]
-        produced.append({"text": text, "source_message_ids": ins.get("source_message_ids") or [],
+        produced.append({"text": ins.text, "source_message_ids": ins.source_message_ids,
                          "sources": [{"message": s.id, "speaker": s.speaker, "text": s.text}
                                      for s in sources],
                          "outcome": queue.pop(0) if queue else None})
-    return {"episode_id": episode_id, "cue": _cue(data, episode_id), "mode": p.get("mode", ""),
+    return {"episode_id": episode_id, "cue": _cue(data, episode_id), "mode": p.mode,
             "prediction_lines": lines, "rows": rows, "insights": produced, "covered": covered,
-            "statements_checked": data.is_offline, "fallback": p.get("fallback"),
+            "statements_checked": data.is_offline, "fallback": p.fallback,
             "counts": {status: sum(r["status"] == status for r in rows)
                        for status in (LEARNT, PREDICTED, PLAIN)}}
 
 
 def looked_similarities(data: RunData) -> pd.DataFrame:
     """Every similarity an episode's evocation looked at, with whether it passed τ."""
-    rows = [{"episode": ev.payload.get("episode_id"), "memory": e.get("id"),
-             "score": e.get("score", 0.0), "passed": bool(e.get("passed")),
-             "continued": bool(e.get("continued"))}
-            for ev in data.stage("anticipate") for e in ev.payload.get("evoked") or []]
+    rows = [{"episode": ev.payload.episode_id, "memory": e.id, "score": e.score,
+             "passed": e.passed, "continued": e.continued}
+            for ev in data.stage("anticipate") for e in ev.payload.evoked]
     return pd.DataFrame(rows, columns=["episode", "memory", "score", "passed", "continued"])
 
 
@@ -183,7 +179,7 @@ def admitted(frame: pd.DataFrame, tau: float) -> dict:
     """What τ lets through of the looked-at similarities: pairs, and episodes evoking any."""
     if frame.empty:
         return {"pairs": 0, "passing": 0, "episodes": 0, "evoking": 0}
-    passing = (frame["score"] > tau) | frame["continued"]
+    passing = passes_tau(frame["score"], frame["continued"], tau)
     return {"pairs": int(len(frame)), "passing": int(passing.sum()),
             "episodes": int(frame["episode"].nunique()),
             "evoking": int(frame[passing]["episode"].nunique())}
@@ -192,10 +188,10 @@ def admitted(frame: pd.DataFrame, tau: float) -> dict:
 def line_decisions(data: RunData, episode_id: str) -> pd.DataFrame:
     """How the engine read each raw clause of the episode: knowledge or talk, and why."""
     ev = _event_for(data, "distill", episode_id)
-    lines = (ev.payload.get("lines") or []) if ev else []
-    return pd.DataFrame([{"message": line.get("message_id"), "clause": line.get("text", ""),
-                          "read as": line.get("kind", ""), "statement": line.get("statement", ""),
-                          "why": line.get("reason", ""), "phatic score": line.get("score")}
+    lines = ev.payload.lines if ev else []
+    return pd.DataFrame([{"message": line.message_id, "clause": line.text,
+                          "read as": line.kind, "statement": line.statement,
+                          "why": line.reason, "phatic score": line.score}
                          for line in lines],
                         columns=["message", "clause", "read as", "statement", "why",
                                  "phatic score"])
