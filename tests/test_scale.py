@@ -235,6 +235,49 @@ def test_an_eval_task_that_always_fails_is_named_and_the_other_lands(local_ray, 
 
 
 
+
+def test_a_repeated_fanned_eval_reuses_the_memories_and_sends_no_call(local_ray, tmp_path,
+                                                                      openai_server):
+    from tests.test_eval_llm import reply
+    openai_server.responder = reply
+    path = two_conversations(tmp_path)
+    store = open_store(tmp_path / "home")
+    config = PipelineConfig(backend="openai", model="answer-model", window=10,
+                            base_url=openai_server.url)
+    options = EvalOptions(judge_model="judge-model")
+    first = evaluate(store, load_transcript(path), config, options, source=str(path), workers=2)
+    sent = len(openai_server.chat_requests)
+    again = evaluate(store, load_transcript(path), config, options, source=str(path), workers=2)
+    assert sent > 0 and len(openai_server.chat_requests) == sent   # every reply was cached
+    assert again.memory_runs == first.memory_runs and len(runs.list_runs(store)) == 2
+    assert again.summary["calls"]["eval"]["cached"] == again.summary["questions"]
+    assert untimed(again.summary["overall"]) == untimed(first.summary["overall"])
+
+
+
+def test_a_task_reads_the_homes_embeddings_instead_of_embedding_them_again(local_ray, tmp_path):
+    from nemori_ui.core.eval.ablations import build_config, variant
+    from nemori_ui.core.scale.lookup import start_home_vectors
+    from nemori_ui.core.scale.tasks import EvalTask, run_eval_task
+    path = two_conversations(tmp_path)
+    store = open_store(tmp_path / "home")
+    options = EvalOptions(variant="rag-4096")
+    evaluate(store, load_transcript(path), PipelineConfig(), options, source=str(path))
+    conv = load_transcript(path).conversations[0]
+    task = EvalTask(name=conv.id, eval_id="eval-x", conversation=conv,
+                    config=build_config(PipelineConfig(), variant("rag-4096")),
+                    options=options.model_dump(), source=str(path), fmt="locomo")
+    alone = run_eval_task(task)
+    assert alone.rows.vector_cache.rows            # embedded itself, and returns them
+    home = start_home_vectors(ray, str(store.path))
+    try:
+        helped = run_eval_task(task, home)
+    finally:
+        ray.kill(home)
+    assert helped.rows.vector_cache.rows == []     # every vector came from the home
+    assert untimed(helped.result) == untimed(alone.result)
+
+
 def test_sweep_on_a_cluster_at_an_address(local_ray, tmp_path):
     """A cluster started apart (as `ray start --head` would), whose workers cannot import the
     product from their own path: the command sends its code with the job."""

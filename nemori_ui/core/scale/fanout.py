@@ -131,9 +131,11 @@ def reason(exc: BaseException) -> str:
 
 def fan_out(ray, fn: Callable, tasks: list[tuple[str, object]], *, slots: int,
             on_done: Callable[[str, object], None],
-            progress: Callable[[TaskProgress], None] | None = None) -> dict[str, str]:
-    """Run `fn(task)` as one Ray task per (name, task), at most `slots` in flight; each output
-    is handed to `on_done` as it arrives. Returns {name: why} for those that failed."""
+            progress: Callable[[TaskProgress], None] | None = None,
+            shared: tuple = ()) -> dict[str, str]:
+    """Run `fn(task, *shared)` as one Ray task per (name, task), at most `slots` in flight;
+    each output is handed to `on_done` as it arrives. Returns {name: why} for those that
+    failed."""
     remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=True)(fn)
     waiting = list(tasks)
     pending: dict = {}
@@ -149,7 +151,7 @@ def fan_out(ray, fn: Callable, tasks: list[tuple[str, object]], *, slots: int,
         while waiting or pending:
             while waiting and len(pending) < max(1, slots):
                 name, task = waiting.pop(0)
-                pending[remote.remote(task)] = name
+                pending[remote.remote(task, *shared)] = name
                 tell(name, "started")
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=REFRESH_S)
             for ref in ready:

@@ -16,6 +16,7 @@ from ..models import Conversation
 from ..store import Store, runs
 from . import transfer
 from .fanout import TaskProgress, connect, fan_out, slots_of
+from .lookup import start_home_vectors
 from .tasks import (
     EvalOutput,
     EvalTask,
@@ -97,6 +98,8 @@ def evaluate_fanned(store: Store, convs: list[Conversation], cfg: PipelineConfig
     """One task per conversation; returns (ConversationResults in `convs` order,
     {conversation id: why} for the tasks that failed)."""
     from ..eval.harness import ConversationResult, items_for
+    if not convs:
+        return [], {}
     ray = connect(workers, ray_address, needed_key(cfg, api_key, secrets, base_url))
     tasks = []
     for conv in convs:
@@ -111,8 +114,13 @@ def evaluate_fanned(store: Store, convs: list[Conversation], cfg: PipelineConfig
         transfer.land(store, out.rows)
         landed[name] = ConversationResult(**out.result)
 
-    failures = fan_out(ray, run_eval_task, tasks, slots=slots_of(ray, workers, ray_address),
-                       on_done=land, progress=_eval_progress(progress))
+    home = start_home_vectors(ray, str(store.path))
+    try:
+        failures = fan_out(ray, run_eval_task, tasks, slots=slots_of(ray, workers, ray_address),
+                           on_done=land, progress=_eval_progress(progress), shared=(home,))
+    finally:
+        if home is not None:
+            ray.kill(home)
     return [landed[c.id] for c in convs if c.id in landed], failures
 
 
@@ -156,7 +164,13 @@ def sweep_fanned(store: Store, conv: Conversation, configs: list[PipelineConfig]
             if on_point:
                 on_point(out.point)
 
-        failures = fan_out(ray, run_point_task, tasks, slots=slots_of(ray, workers, ray_address),
-                           on_done=land, progress=progress)
+        home = start_home_vectors(ray, str(store.path))
+        try:
+            failures = fan_out(ray, run_point_task, tasks,
+                               slots=slots_of(ray, workers, ray_address), on_done=land,
+                               progress=progress, shared=(home,))
+        finally:
+            if home is not None:
+                ray.kill(home)
     names = [point_name(c, grid) for c in configs]
     return [by_name[n] for n in names if n in by_name], failures

@@ -87,23 +87,26 @@ def _minilm():
     return MiniLMEmbedder(threads=1)
 
 
-def task_clients(config: PipelineConfig, store):
+def task_clients(config: PipelineConfig, store, home=None):
+    """The clients a sequential run would build, with MiniLM reading the home's embedding
+    cache through `home` (lookup.HomeVectors) for what the task's own store lacks."""
     from ..clients import build_clients
     from ..embed import CachedEmbedder
     from ..store.caches import SqliteVectorCache
-    embedder = CachedEmbedder(_minilm(), SqliteVectorCache(store)) \
-        if config.embedder == "minilm" else None
-    return build_clients(config, store, embedder=embedder)
+    from .lookup import ReadThroughVectors
+    vectors = ReadThroughVectors(SqliteVectorCache(store), home)
+    embedder = CachedEmbedder(_minilm(), vectors) if config.embedder == "minilm" else None
+    return build_clients(config, store, embedder=embedder), vectors
 
 
-def run_eval_task(task: EvalTask) -> EvalOutput:
+def run_eval_task(task: EvalTask, home=None) -> EvalOutput:
     from ..eval.ablations import variant
     from ..eval.harness import EvalOptions, evaluate_conversation, items_for
     from ..eval.judge import build_judge
     maybe_fail(task.name)
     options = EvalOptions(**task.options)
-    with tempfile.TemporaryDirectory(prefix="nemori-task-") as home:
-        store = open_store(home)
+    with tempfile.TemporaryDirectory(prefix="nemori-task-") as folder:
+        store = open_store(folder)
         try:
             seeded = set()
             if task.seed:
@@ -113,7 +116,7 @@ def run_eval_task(task: EvalTask) -> EvalOutput:
             keys = {row[0] for row in (task.seed.llm_cache.rows if task.seed and
                                        task.seed.llm_cache else [])}
             cfg = task.config
-            clients = task_clients(cfg, store)
+            clients, vectors = task_clients(cfg, store, home)
             judge = build_judge(cfg, store, options.judge_model, preset=options.judge_prompts)
             found = items_for(task.conversation, options)
             result = evaluate_conversation(
@@ -121,7 +124,8 @@ def run_eval_task(task: EvalTask) -> EvalOutput:
                 cfg.model_copy(update={"k": options.k}), clients, judge, options,
                 eval_id=task.eval_id, source=task.source, fmt=task.fmt)
             return EvalOutput(name=task.name, result=result.model_dump(),
-                              rows=transfer.everything_but(store, seeded, keys))
+                              rows=transfer.everything_but(store, seeded, keys,
+                                                           vectors.borrowed))
         finally:
             store.close()
 
@@ -131,21 +135,22 @@ def _status(run: transfer.RunRows) -> str:
     return head.rows[0][head.columns.index("status")]
 
 
-def run_point_task(task: PointTask) -> PointOutput:
+def run_point_task(task: PointTask, home=None) -> PointOutput:
     from ..tuning.sweep import run_point
     maybe_fail(task.name)
-    with tempfile.TemporaryDirectory(prefix="nemori-task-") as home:
-        store = open_store(home)
+    with tempfile.TemporaryDirectory(prefix="nemori-task-") as folder:
+        store = open_store(folder)
         try:
             keys = set()
             if task.seed:
                 transfer.land(store, task.seed)
                 keys = {row[0] for row in task.seed.llm_cache.rows} if task.seed.llm_cache \
                     else set()
-            clients = task_clients(task.config, store)
+            clients, vectors = task_clients(task.config, store, home)
             point = run_point(store, task.conversation, task.config, clients,
                               source=task.source, fmt=task.fmt)
             return PointOutput(name=task.name, point=point,
-                               rows=transfer.everything_but(store, set(), keys))
+                               rows=transfer.everything_but(store, set(), keys,
+                                                            vectors.borrowed))
         finally:
             store.close()

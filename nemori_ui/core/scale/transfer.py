@@ -71,14 +71,18 @@ def cache_entries(store: Store, keys: list[str]) -> TableRows:
     return found
 
 
-def everything_but(store: Store, runs_known: set[str], keys_known: set[str]) -> StoreRows:
-    """All a task store holds apart from what it was seeded with: the task's own work."""
+def everything_but(store: Store, runs_known: set[str], keys_known: set[str],
+                   vectors_known: set[str] = frozenset()) -> StoreRows:
+    """All a task store holds apart from what it was seeded with or borrowed from the home:
+    the task's own work."""
     ids = [r["id"] for r in store.query("SELECT id FROM runs ORDER BY rowid")]
     cache = select(store, "llm_cache")
     cache.rows = [r for r in cache.rows if r[0] not in keys_known]
+    vectors = select(store, "vector_cache")
+    key = vectors.columns.index("key")
+    vectors.rows = [r for r in vectors.rows if r[key] not in vectors_known]
     return StoreRows(runs=[run_rows(store, i) for i in ids if i not in runs_known],
-                     call_log=select(store, "call_log"), llm_cache=cache,
-                     vector_cache=select(store, "vector_cache"))
+                     call_log=select(store, "call_log"), llm_cache=cache, vector_cache=vectors)
 
 
 def _insert(conn, rows: TableRows, verb: str) -> None:
