@@ -278,6 +278,29 @@ def test_a_task_reads_the_homes_embeddings_instead_of_embedding_them_again(local
     assert untimed(helped.result) == untimed(alone.result)
 
 
+
+def test_a_fanned_eval_continues_an_interrupted_memory_instead_of_starting_over(local_ray,
+                                                                                tmp_path):
+    from nemori_ui.core.clients import build_clients
+    from nemori_ui.core.pipeline.runner import run_windows, start_run
+    path = two_conversations(tmp_path)
+    transcript = load_transcript(path)
+    store = open_store(tmp_path / "home")
+    config = PipelineConfig(window=4)
+    conv = transcript.conversations[0]
+    clients = build_clients(config, store)
+    run_id = start_run(store, conv, config, clients, source=str(path), fmt=transcript.format)
+    run_windows(store, run_id, clients, stop_after=1)
+    runs.set_status(store, run_id, "interrupted")
+    first_window = memory_of(store, run_id)["episodes"]
+    run = evaluate(store, transcript, config, EvalOptions(), source=str(path), workers=2)
+    assert run.memory_runs[conv.id] == run_id        # the same run, continued
+    info = runs.get_run(store, run_id)
+    assert info.status == "done" and info.windows_done == info.windows_total > 1
+    assert memory_of(store, run_id)["episodes"][:len(first_window)] == first_window
+    assert len(runs.list_runs(store)) == 2           # and one new run for the other conversation
+
+
 def test_sweep_on_a_cluster_at_an_address(local_ray, tmp_path):
     """A cluster started apart (as `ray start --head` would), whose workers cannot import the
     product from their own path: the command sends its code with the job."""

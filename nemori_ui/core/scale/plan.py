@@ -44,8 +44,11 @@ def _seed(store: Store, conv: Conversation, cfg: PipelineConfig, variant: str, s
     from ..store import records
     memory = None
     if variant not in MEMORYLESS:
-        memory = find_finished(store, conv, cfg) or \
-            runs.find_resumable(store, conv, source, cfg.fingerprint())[0]
+        memory = find_finished(store, conv, cfg)
+        unfinished = runs.find_resumable(store, conv, source, cfg.fingerprint())[0]
+        # one still running in a live process is that process's to finish, not a task's
+        if not memory and unfinished and runs.get_run(store, unfinished).status in runs.RESUMABLE:
+            memory = unfinished
     calls = [c for c in _outside_calls(store, memory) if (c.context or {}).get("item_id")
              in item_ids]
     if memory:
