@@ -13,7 +13,8 @@ def add_worker_options(p) -> None:
                    help="run on a local Ray with N workers, one task per conversation or grid "
                         "point (default 1: one after another, without Ray)")
     g.add_argument("--ray-address", metavar="ADDR",
-                   help="run on the Ray cluster at ADDR (e.g. ray://head:10001 or head:6379)")
+                   help="run on the Ray cluster whose head is at ADDR (HEAD_IP:6379, as "
+                        "`ray start --head` prints)")
 
 
 def check_workers(args) -> None:
