@@ -120,7 +120,9 @@ def test_a_window_closes_only_when_full_or_flushed(feed, demo_messages):
     # after a flush the next messages start a new window, never reopen the closed one
     feed.add(typed_message("Leo", "Nice."))
     settle(feed)
-    assert buffer(load_run_data(feed.store, feed.run_id))["count"] == 1
+    data = load_run_data(feed.store, feed.run_id)
+    assert buffer(data)["count"] == 1
+    assert list(message_frame(data)["window"])[-4:] == [1, 2, 2, 3]     # not every w
     assert feed.flush()
     settle(feed)
     assert not feed.flush()             # nothing left in the buffer

@@ -37,6 +37,25 @@ def _groups(data: RunData) -> list[dict]:
     return found
 
 
+def _window_of(data: RunData) -> list[int]:
+    """The 1-based window of each message: as processed (a flush or an append can close a
+    window early), then every w messages for those still in the buffer."""
+    w = max(1, data.info.config.window)
+    known: dict[str, int] = {}
+    for ev in data.stage("partition"):
+        for mid in ev.payload.window_message_ids or ev.message_ids:
+            known[mid] = ev.window + 1
+    out, last, waiting = [], 0, 0
+    for m in data.messages:
+        if m.id in known:
+            last = known[m.id]
+            out.append(last)
+        else:
+            out.append(last + 1 + waiting // w)
+            waiting += 1
+    return out
+
+
 def message_frame(data: RunData) -> pd.DataFrame:
     """One row per message: where it sits, its window, and the episodes it belongs to.
 
@@ -45,14 +64,14 @@ def message_frame(data: RunData) -> pd.DataFrame:
     """
     raw_of = _raw_episode_of(data)
     group_of = {mid: g for g in _groups(data) for mid in g["message_ids"]}
-    w = max(1, data.info.config.window)
+    window_of = _window_of(data)
     rows = []
     for pos, m in enumerate(data.messages, start=1):
         raw = raw_of.get(m.id)
         group = group_of.get(m.id)
         rows.append({"pos": pos, "message": m.id, "time": fmt_time(m.timestamp),
                      "speaker": m.speaker, "text": m.text, "session": m.session,
-                     "window": (pos - 1) // w + 1, "raw_episode": raw or "",
+                     "window": window_of[pos - 1], "raw_episode": raw or "",
                      "episode": (final_episode_id(data, raw) or "") if raw else "",
                      "group": group["group"] if group else None,
                      "reason": group["reason"] if group else ""})
