@@ -3,8 +3,9 @@
 import streamlit as st
 
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.live_widgets import (choose_memory, flush_button, live_data, live_panel,
-                                       open_feed, script_box, type_box)
+from nemori_ui.ui.live_controls import (choose_memory, flush_button, live_data, open_feed,
+                                        script_box, type_box)
+from nemori_ui.ui.live_widgets import live_panel
 from nemori_ui.ui.state import current_run
 
 data = page_setup("Live", needs_run=False, run_notes=False)

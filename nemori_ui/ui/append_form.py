@@ -109,6 +109,8 @@ def stored_markers(run_id: str) -> list[dict]:
 def mark_appends(fig: go.Figure, markers: list[dict]) -> None:
     """A line and the append's source where it started, on a chart whose x axis is the
     message position (1-based)."""
+    if markers:     # room above the plot for the labels
+        fig.update_layout(margin=dict(t=max(28, fig.layout.margin.t or 0)))
     for marker in markers:
         x = marker["position"] - 0.5
         fig.add_vline(x=x, line=dict(color=APPEND_COLOUR, width=2))
