@@ -17,6 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from .config import PipelineConfig
 from .jobs import Job, JobRegistry
 from .models import Conversation, Message
@@ -88,6 +90,10 @@ class LiveFeed:
         self._wake = threading.Event()
         self._stopping = False
         self._next_at = 0.0
+        # the first window would otherwise pay for reading the engine's labelled examples
+        self.warmed = threading.Event()
+        threading.Thread(target=_warm, args=(clients, self.warmed), daemon=True,
+                         name=f"nemori-live-warm-{run_id}").start()
 
     # -- what the page asks for ---------------------------------------------------------
     def add(self, message: Message, *, new_session: bool = False, source: str = TYPED) -> str:
@@ -229,6 +235,20 @@ class LiveFeed:
             self.playing = False
             self.error = f"{type(exc).__name__}: {exc}"
             raise
+
+
+def _warm(clients: Clients, done: threading.Event) -> None:
+    """Embed what the offline engine compares every clause with, before the first window."""
+    classifier = getattr(clients.decider, "classifier", None) or \
+        getattr(getattr(clients.decider, "fallback", None), "classifier", None)
+    try:
+        if classifier is not None:
+            classifier.scores(np.zeros((1, clients.embedder.dim), dtype=np.float32))
+        clients.embedder.embed(["warming up"])
+    except Exception:  # noqa: BLE001 - only a head start: the first window does it otherwise
+        pass
+    finally:
+        done.set()
 
 
 def _closed_windows(store: Store, run_id: str, window: int) -> int:
