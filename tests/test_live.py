@@ -183,3 +183,33 @@ def test_empty_messages_are_refused_and_nothing_is_stored(feed):
     with pytest.raises(InputError, match="text"):
         typed_message("Ana", "  ")
     assert load_run_data(feed.store, feed.run_id).messages == []
+
+
+def test_a_live_feed_on_a_model_over_http(tmp_path, openai_server):
+    """With a model the feed is the same: messages stored at once, each full window sent to the
+    server and decided by it, its calls recorded with the window."""
+    from nemori_ui.core.llm.openai_backend import OpenAIChatBackend
+    from nemori_ui.core.store import records
+    from tests.fakes import HashEmbedder
+    from tests.llm_responder import respond
+    from tests.test_pipeline_openai import CONV
+    openai_server.responder = respond
+    store = open_store(tmp_path / "model")
+    config = PipelineConfig(backend="openai", model="test-model", window=10)
+    backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=openai_server.url)
+    clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
+    live = LiveFeed(store, new_live_run(store, config, clients), clients, JobRegistry())
+    live.load_script(CONV.messages[:12], "fixture.json")
+    live.play(0.01)
+    settle(live)
+    assert live.error is None and not openai_server.errors
+    data = load_run_data(store, live.run_id)
+    assert data.info.windows_done == 1 and buffer(data)["count"] == 2
+    assert data.info.decider == "openai:test-model"
+    calls = records.load_calls(store, live.run_id)
+    assert calls and all(c.status == "ok" for c in calls)
+    assert {cid for e in data.events for cid in e.call_ids} == {c.id for c in calls}
+    assert live.flush()
+    settle(live)
+    assert runs.get_run(store, live.run_id).windows_done == 2
+    store.close()
