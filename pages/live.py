@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from nemori_ui.ui.jobs import registry
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.live_controls import (choose_memory, flush_button, live_data, open_feed,
                                         script_box, type_box)
@@ -18,6 +19,11 @@ if info is None or data is None:
     st.stop()
 data = live_data(info)
 
+busy = registry().get(info.id)
+if busy is not None and busy.alive and busy.kind != "live":
+    st.info("This run is being processed by a job of the Run page; feed it once that is done.")
+    live_panel(info.id)
+    st.stop()
 feed = open_feed(info)
 left, right = st.columns(2)
 with left:

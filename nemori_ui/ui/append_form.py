@@ -60,12 +60,12 @@ def len_messages(run_id: str) -> int:
 
 
 def history(run_id: str) -> None:
-    done = appends.load_appends(get_store(), run_id)
+    """The run's appends; consecutive messages a live feed added one by one are one row."""
+    done = stored_markers(run_id)
     if done:
-        st.dataframe(pd.DataFrame([{"append": r.seq, "source": r.source,
-                                    "first message": r.first_message_id, "messages": r.count,
-                                    "first window": r.first_window + 1, "at": r.created_at}
-                                   for r in done]), hide_index=True, key="append_history")
+        st.dataframe(pd.DataFrame([{"source": m["source"], "first message": f"m{m['position']:04d}",
+                                    "messages": m["count"], "first window": m["first_window"]}
+                                   for m in done]), hide_index=True, key="append_history")
 
 
 def start_append(info: runs.RunInfo, raw: bytes, source: str) -> None:
