@@ -213,3 +213,19 @@ def test_a_live_feed_on_a_model_over_http(tmp_path, openai_server):
     settle(live)
     assert runs.get_run(store, live.run_id).windows_done == 2
     store.close()
+
+
+def test_resuming_a_live_run_keeps_its_buffer_pending(feed, demo_messages):
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    for m in demo_messages[:W + 2]:
+        feed.add(typed_message(m.speaker, m.text))
+    settle(feed)
+    runs.set_status(feed.store, feed.run_id, "interrupted")        # as if its server died
+    done = subprocess.run([sys.executable, "-m", "nemori_ui", "resume", feed.run_id, "--home",
+                           str(feed.store.path.parent)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    data = load_run_data(feed.store, feed.run_id)
+    assert data.info.windows_done == 1 and buffer(data)["count"] == 2

@@ -100,7 +100,7 @@ def test_continue_this_memory_appends_and_marks_where_it_started(isolated_home, 
     at = app("run")
     at.run()
     at.selectbox(key="append_run").set_value(run_id).run()
-    at.radio(key="append_kind").set_value("Paste text").run()
+    at.radio(key="append_kind").set_value("Pasted text").run()
     at.text_area(key="append_text").input(
         "## Session 6\nMaya: I moved to Berlin for a new job.\nJonas: Berlin! Since when?\n"
         "Maya: Since last week, I work at a weather start-up there now.").run()

@@ -9,6 +9,7 @@ import sys
 
 from ..core.clients import build_clients
 from ..core.errors import InputError
+from ..core.live import keeps_buffer
 from ..core.pipeline.runner import run_windows
 from ..core.store import runs
 from ..core.summary import run_summary
@@ -32,9 +33,10 @@ def run(args) -> int:
                          "resume it once that process has stopped")
     clients = build_clients(info.config, store)
     try:
-        # a run filled through the Python API keeps its partial window pending, as there
+        # a run filled through the Python API or the Live page keeps its partial window
+        # pending, as there
         run_windows(store, info.id, clients, progress=TerminalProgress(),
-                    flush=info.format != "api")
+                    flush=not keeps_buffer(info.format))
     except KeyboardInterrupt:
         print(f"\ninterrupted: `python -m nemori_ui resume {info.id}` continues it",
               file=sys.stderr)

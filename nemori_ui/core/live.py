@@ -29,6 +29,7 @@ from .store import Store
 from .store import appends, records, runs
 
 TYPED = "live: typed"
+FED = ("api", "live")  # formats of runs fed message by message: their buffer stays pending
 DEMO = Path(__file__).resolve().parents[1] / "data" / "live_demo.txt"
 DEMO_WINDOW = 10      # the demo's windows close every ten messages: three windows in all
 IDLE_S = 0.5          # how long an idle worker waits for a play tick before looking again
@@ -43,6 +44,12 @@ def new_live_run(store: Store, config: PipelineConfig, clients: Clients, *,
                              name=name or f"live · {config.variant} · w={config.window}")
     runs.set_status(store, run_id, "done")
     return run_id
+
+
+def keeps_buffer(fmt: str) -> bool:
+    """Whether resuming a run of this format leaves its partial window pending (a run fed
+    by the Python API or the Live page) rather than closing it, as the end of a `run` does."""
+    return fmt in FED
 
 
 def typed_message(speaker: str, text: str, *, when: datetime | None = None) -> Message:

@@ -10,6 +10,7 @@ import streamlit as st
 
 from ..core.clients import build_clients
 from ..core.jobs import Job, JobRegistry
+from ..core.live import keeps_buffer
 from ..core.pipeline.runner import STAGES, Progress, run_windows
 from ..core.store import runs
 from ..core.store.owner import this_process
@@ -44,7 +45,11 @@ def session_clients(config):
 
 
 def resume_job(info: runs.RunInfo) -> Job:
-    return start_job(info.id, session_clients(info.config), kind="resume")
+    clients, store = session_clients(info.config), get_store()
+    # a run fed message by message (Python API, Live page) keeps its partial window pending
+    flush = not keeps_buffer(info.format)
+    return registry().start(info.id, lambda report: run_windows(
+        store, info.id, clients, progress=report, flush=flush), kind="resume")
 
 
 def progress_text(p: Progress | None, info: runs.RunInfo) -> tuple[float, str]:
