@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
 from ..core.offline import OFFLINE_LABEL
 from ..core.store import runs
@@ -54,7 +55,10 @@ def sidebar() -> None:
                      format_func=dict(zip(ids, picker_labels(listed))).get,
                      key=f"run_picker_{info.id}", on_change=_pick_run, args=(info.id,))
         engine = "offline engine, no LLM" if info.decider == OFFLINE_LABEL else info.decider
-        st.caption(f"Decided by: **{md_escape(engine)}**  \n"
+        # the picker cuts a long name to its width: the whole name, wrapped, under it
+        st.caption(f"**{md_escape(info.name)}**" + (
+            f" ({info.status})" if info.status != "done" else "") + "  \n"
+                   f"Decided by: **{md_escape(engine)}**  \n"
                    f"τ = {info.config.tau:g} · w = {info.config.window} · "
                    f"{info.config.variant} · {info.config.management}")
         note = health(info).describe()
@@ -82,8 +86,33 @@ def _pick_run(shown: str) -> None:
     st.session_state.run_id = st.session_state[f"run_picker_{shown}"]
 
 
+@st.cache_resource(show_spinner=False)
+def _router() -> dict:
+    return {"ran": False}
+
+
+def router_ran() -> None:
+    """app.py says it has declared the navigation in this server."""
+    _router()["ran"] = True
+
+
+def leave_automatic_navigation() -> None:
+    """Rerun through the router when Streamlit ran this page with its automatic pages/ menu.
+
+    Until some script has called st.navigation, a server whose app has a folder named pages/
+    serves every file in it as a page of an automatic menu (app.py included, as "app"), and a
+    session whose first request is a page's URL runs that page without app.py: the sidebar
+    then lists file names and its Overview link finds no page. Ending that mode and rerunning
+    lets app.py's navigation resolve the same URL.
+    """
+    if PagesManager.uses_pages_directory and not _router()["ran"]:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True) -> RunData | None:
     """Every page starts here, so any page also works when opened on its own."""
+    leave_automatic_navigation()
     # again here, not only in app.py: a page opened by its URL before the router has run
     # would otherwise render narrow, under Streamlit's default title
     st.set_page_config(page_title=f"{title} · Nemori Inspector", page_icon=":material/psychology:",
