@@ -82,7 +82,10 @@ rows = [r for r in show_map(map_figure(shown, shown_xy, color_by), key=chart_key
 
 st.subheader("Selection")
 if rows:
-    st.dataframe(shown.iloc[rows][["id", "kind", "status", "decision", "session", "time", "text"]],
+    picked = shown.iloc[rows][["id", "kind", "status", "decision", "session", "time", "text"]]
+    # an episode's "decision" is its kind again unless it absorbed others (integrated)
+    picked = picked.assign(decision=picked["decision"].where(picked["decision"] != "episode", ""))
+    st.dataframe(picked,
                  hide_index=True, key="map_selection", column_config={"text": TEXT})
 else:
     st.caption("Nothing selected: click a point, or use the box or lasso tool of the chart.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 import numpy as np
 import pandas as pd
@@ -14,6 +14,7 @@ import streamlit as st
 from ..core.pipeline.state import MemoryState
 from ..core.projection import pca_basis, project, warm_umap
 from ..core.views.run_data import RunData
+from .projection_worker import ProjectionWorker
 from .safe import html_text
 from .state import home
 
@@ -69,16 +70,17 @@ def layout(data: RunData, vectors: np.ndarray, method: str, n_neighbors: int = 1
 
 
 @st.cache_resource(show_spinner=False)
-def _projector() -> ThreadPoolExecutor:
-    """One background worker for UMAP layouts, shared by every session. Its first task compiles
-    UMAP's kernels (numba, 10 s to a minute after a start), so no visitor waits for that."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nemori-umap")
-    pool.submit(warm_umap)
-    return pool
+def _projector() -> ProjectionWorker:
+    """One background process for UMAP layouts, shared by every session. Its first task imports
+    UMAP and compiles its kernels (numba, 10 s to a minute after a start), so no visitor waits
+    for that, and being another process it takes no time from the pages' own work."""
+    worker = ProjectionWorker()
+    worker.submit(warm_umap)
+    return worker
 
 
 def warm_projection() -> None:
-    """Start compiling UMAP in the background, once per server process."""
+    """Start compiling UMAP in a background process, once per server process."""
     _projector()
 
 
@@ -116,8 +118,10 @@ def hover_html(text: str) -> str:
 
 
 def _trace(cls, group: pd.DataFrame, name: str, color, **marker):
-    custom = np.column_stack([group["row"], group["id"],
-                              group["kind"] + " · " + group["status"] + " · " + group["decision"],
+    # an episode's decision repeats its kind unless it was integrated: said once
+    said = group["kind"] + " · " + group["status"] + np.where(
+        group["decision"] == group["kind"], "", " · " + group["decision"])
+    custom = np.column_stack([group["row"], group["id"], said,
                               group["text"].map(hover_html)])
     return cls(x=group["x"], y=group["y"], mode="markers", name=name, customdata=custom,
                marker=dict(color=color, size=9, line=dict(width=0.5, color="white"),
