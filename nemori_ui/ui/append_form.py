@@ -22,8 +22,9 @@ PASTE_HELP = "`Speaker: text` lines, optional `[timestamp]` prefixes and `## Ses
 
 def incoming() -> tuple[bytes, str] | None:
     """(raw content, source name) from an upload or pasted text; None while there is none."""
-    # labels of their own: the run form above already has an "Upload a file"
-    kind = st.radio("Add", ["A file", "Pasted text"], horizontal=True, key="append_kind")
+    # labels of their own, and no file field until asked for: the run form above already
+    # has an "Upload a file" and its file field
+    kind = st.radio("Add", ["Pasted text", "A file"], horizontal=True, key="append_kind")
     if kind == "A file":
         upload = st.file_uploader("Transcript to append", key="append_upload",
                                   type=["json", "jsonl", "ndjson", "csv", "tsv", "txt", "md"])
