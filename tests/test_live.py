@@ -229,3 +229,23 @@ def test_resuming_a_live_run_keeps_its_buffer_pending(feed, demo_messages):
     assert done.returncode == 0, done.stderr
     data = load_run_data(feed.store, feed.run_id)
     assert data.info.windows_done == 1 and buffer(data)["count"] == 2
+
+
+def test_loading_a_script_again_after_a_restart_goes_on_where_it_stopped(feed, demo_messages):
+    """A play's position lives in the server; after a restart the same transcript loaded
+    again must not store its first messages twice."""
+    feed.load_script(demo_messages[:15], DEMO.name)
+    for _ in range(7):
+        feed.step()
+    settle(feed)
+    restarted = LiveFeed(feed.store, feed.run_id, feed.clients, JobRegistry())
+    restarted.load_script(demo_messages[:15], DEMO.name)
+    assert restarted.script.position == 7
+    while restarted.step():
+        pass
+    settle(restarted)
+    stored = [(m.speaker, m.text) for m in
+              load_run_data(feed.store, feed.run_id).messages]
+    assert stored == [(m.speaker, m.text) for m in demo_messages[:15]]
+    assert {m.session for m in load_run_data(feed.store, feed.run_id).messages} == \
+        {m.session for m in demo_messages[:15]}

@@ -64,6 +64,23 @@ def typed_message(speaker: str, text: str, *, when: datetime | None = None) -> M
                                                                         microsecond=0))
 
 
+def played_so_far(existing: list[Message], script: list[Message],
+                  source: str) -> tuple[int, int | None]:
+    """How much of `script` the run already holds from an earlier play of `source`, and the
+    session offset it was played with. A play's position lives in the server, so after a
+    restart loading the same transcript again goes on where it stopped rather than storing
+    its first messages a second time."""
+    played = [m for m in existing if (m.source_ref or "").startswith(f"{source}: ")]
+    n = 0
+    for stored, given in zip(played, script):
+        if (stored.speaker, stored.text) != (given.speaker, given.text):
+            break
+        n += 1
+    if not n:
+        return 0, None
+    return n, played[0].session - script[0].session
+
+
 class Script:
     """A transcript played into the run one message at a time; sessions follow the run's."""
 
@@ -111,10 +128,15 @@ class LiveFeed:
         return stored.id
 
     def load_script(self, messages: list[Message], source: str) -> None:
-        """Play `messages` next (from the start); their sessions follow the run's."""
+        """Play `messages` next, from the start or from where an earlier play of `source`
+        stopped; their sessions follow the run's."""
         with self._lock:
             existing = records.load_messages(self.store, self.run_id)
-            self.script = Script(messages, source, following_sessions(existing, messages))
+            position, offset = played_so_far(existing, messages, source)
+            self.script = Script(messages, source,
+                                 following_sessions(existing, messages) if offset is None
+                                 else offset)
+            self.script.position = position
             self.playing = False
 
     def step(self) -> str | None:
