@@ -59,6 +59,7 @@ only = st.toggle("Only repaired windows", key=f"part_only_repaired_{data.run_id}
 st.dataframe(windows[windows["repaired"]] if only else windows, hide_index=True,
              column_config={"repaired": st.column_config.CheckboxColumn("repaired"),
                             "proposed (1-based)": st.column_config.TextColumn(
+                                width="medium",
                                 help="groups of positions within the window, as proposed"),
                             "kept (1-based)": st.column_config.TextColumn(
                                 width="medium",

@@ -57,7 +57,9 @@ with sweeps:
         # the quality figure beside the parameters, not past the table's right edge
         first = [c for c in ("tau", "window", "variant", "evidence_recall") if c in shown]
         shown = shown[first + [c for c in shown.columns if c not in first]]
-        st.dataframe(shown.style.format({"tau": "{:.2f}"}).apply(
+        # a column of None says nothing
+        listed = shown if has_recall else shown.drop(columns=["evidence_recall"])
+        st.dataframe(listed.style.format({"tau": "{:.2f}"}).apply(
             lambda r: ["background-color: #fde68a" if r.name == best else "" for _ in r],
             axis=1), hide_index=True,
             column_config={"evidence_recall": st.column_config.NumberColumn(
@@ -86,17 +88,21 @@ with whatif:
         every = st.checkbox("Every episode (also those that stay the same or are downstream)",
                             key="whatif_every")
         listed = rows if every else changed
-        st.dataframe(pd.DataFrame([{"episode": r["episode_id"], "window": r["window"],
-                                    "title": r["cue"], "changes": r["changes"],
-                                    "evoked in the run": len(r["evoked_now"]),
-                                    "evoked at this τ": len(r["evoked_then"]),
-                                    "gained": ", ".join(r["gained"]),
-                                    "lost": ", ".join(r["lost"])} for r in listed],
-                                  columns=["episode", "window", "title", "changes",
-                                           "evoked in the run", "evoked at this τ", "gained",
-                                           "lost"]),
-                     hide_index=True, column_config={"title": st.column_config.TextColumn(
-                         width="medium")})
+        if not listed:
+            st.caption("No episode would evoke other memories at this τ: move the slider, or "
+                       "tick the box to list every episode.")
+        else:
+            st.dataframe(pd.DataFrame([{"episode": r["episode_id"], "window": r["window"],
+                                        "title": r["cue"], "changes": r["changes"],
+                                        "evoked in the run": len(r["evoked_now"]),
+                                        "evoked at this τ": len(r["evoked_then"]),
+                                        "gained": ", ".join(r["gained"]),
+                                        "lost": ", ".join(r["lost"])} for r in listed],
+                                      columns=["episode", "window", "title", "changes",
+                                               "evoked in the run", "evoked at this τ", "gained",
+                                               "lost"]),
+                         hide_index=True, column_config={"title": st.column_config.TextColumn(
+                             width="medium")})
     with right:
         whatif_histogram(data, tau)
     whatif_rerun(data, conv, tau, first_changed_window(rows))

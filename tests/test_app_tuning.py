@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -98,6 +100,11 @@ def test_what_if_tau_and_timeline_and_compare(demo_app):
     assert changed() == "0"
     at.slider(key="whatif_tau").set_value(0.55).run()
     assert int(changed()) > 0
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    lines = [sh["x0"] for fig in charts for sh in fig["layout"].get("shapes", [])
+             if fig["layout"].get("xaxis", {}).get("title", {}).get("text", "").startswith(
+                 "similarity of an episode")]
+    assert sorted(lines) == sorted([0.55, nemori.config.tau]), "the new τ and the run's τ"
     assert at.button(key="whatif_rerun")
     at.switch_page("pages/timeline.py").run()
     at.slider(key="turn").set_value(20).run()

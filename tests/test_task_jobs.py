@@ -126,3 +126,5 @@ def test_the_evaluation_page_evaluates_this_runs_questions_as_a_job(isolated_hom
     [stored] = results.list_evals(store)
     assert list(stored.memory_runs.values()) == [run_id], "the run's memory is reused"
     assert at.selectbox(key="eval_id").value == stored.id
+    captions = " ".join(c.value for c in at.caption)
+    assert "answer calls" not in captions, "no call counters of zeros for the offline engine"

@@ -59,7 +59,9 @@ def provenance(run: results.EvalRun) -> str:
         rubric = run.options.get("judge_prompts", "strict")
         parts.append(f"judge rubric: {rubric} ({JUDGE_PRESETS.get(rubric, rubric)})")
     calls = run.summary.get("calls")
-    if calls:
+    made = calls and any((calls.get(kind) or {}).get(n) for kind in ("eval", "judge")
+                         for n in ("calls", "cached", "failed"))
+    if made:        # the offline engine makes no call: no counter of zeros
         answer, verdict = calls.get("eval", {}), calls.get("judge", {})
         parts.append(f"answer calls {answer.get('calls', 0)} (+{answer.get('cached', 0)} cached), "
                      f"judge calls {verdict.get('calls', 0)} (+{verdict.get('cached', 0)} "

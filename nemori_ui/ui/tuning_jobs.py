@@ -70,8 +70,12 @@ def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:
     fig = similarity_histogram(looked, new)
     if abs(old - new) > 1e-9:
         fig.add_vline(x=old, line=dict(color=OLD_TAU, width=2, dash="dot"),
-                      annotation_text=f"run's τ = {old:.2f}", annotation_position="bottom",
+                      annotation_text=f"run's τ = {old:.2f}", annotation_position="top left",
                       annotation_font=dict(color=OLD_TAU, size=12))
+    # a narrow column: the legend under the chart, out of the τ labels' way
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10),
+                      legend=dict(orientation="h", y=-0.3, x=0),
+                      xaxis_title="similarity of an episode to a memory it looked at")
     return fig
 
 
