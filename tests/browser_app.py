@@ -172,3 +172,14 @@ def open_home(page, url: str) -> None:
     page.goto(url, wait_until="commit")
     heading(page, re.compile("Nemori Inspector")).wait_for(state="visible")
     settle(page)
+
+
+def wait_for(check, seconds: float, what: str, *, every: float = 0.25):
+    """The first true value `check` gives within `seconds`; fails naming `what` otherwise."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"{what} within {seconds} s")

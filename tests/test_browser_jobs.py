@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from nemori_ui.core.store import open_store, records
 from nemori_ui.core.store.runs import get_run, list_runs
 from tests.browser_app import (RUN_HEADING, SHOTS, app_server, heading, need_chromium,
-                               open_browser, open_home, open_nav, settle)
+                               open_browser, open_home, open_nav, settle, wait_for)
 from tests.conftest import LOCOMO
 
 RUN_S = 400          # conv-30 with the offline engine on a busy 2-core machine, with room
@@ -32,16 +31,6 @@ def start_conv30(page) -> None:
     settle(page)
     page.get_by_role("button", name="Run", exact=True).click()
     page.locator('[data-testid="stProgress"]').first.wait_for(state="visible")
-
-
-def wait_for(check, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"{what} within {seconds} s")
 
 
 def one_episode_per_message(home: Path, run_id: str) -> None:

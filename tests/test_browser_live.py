@@ -9,20 +9,11 @@ import time
 
 from nemori_ui.core.store import open_store
 from nemori_ui.core.store.runs import list_runs
-from tests.browser_app import SHOTS, app_server, heading, open_browser, open_home, open_nav
+from tests.browser_app import (SHOTS, app_server, heading, open_browser, open_home, open_nav,
+                               wait_for)
 
 LIVE = re.compile(r"^\s*Live\s*$")
 OVERVIEW = re.compile("Nemori Inspector")
-
-
-def wait_for(check, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.25)
-    raise AssertionError(f"{what} within {seconds} s")
 
 
 def messages_stored(home) -> int:
