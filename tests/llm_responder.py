@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from nemori_ui.core.prompts import PRESETS, PROMPTS, prompt_texts
+from nemori_ui.core.prompts import PRESETS, prompt_texts
 
 GROUP = 4            # partition: runs of this many messages
 _LINE = re.compile(r"^\[(\d+)\] \(([^)]*)\) ([^:]+): (.*)$", re.M)

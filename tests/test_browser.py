@@ -12,7 +12,6 @@ import re
 import time
 from pathlib import Path
 
-import pytest
 
 from nemori_ui.ui.layout import PAGES
 from tests.browser_app import (NEXT_FRAMES, OUTPUT, ROOT, RUN_HEADING, SHOTS, app_server,

@@ -149,7 +149,7 @@ def test_a_killed_run_shows_interrupted_and_resumes_from_the_cli(killed, capsys)
     [row] = json.loads(capsys.readouterr().out)
     assert row["status"] == "interrupted"
     assert main(["runs", "--home", str(home)]) == 0
-    assert f"resume RUN_ID" in capsys.readouterr().out
+    assert "resume RUN_ID" in capsys.readouterr().out
     assert main(["resume", run_id, "--home", str(home)]) == 0
     info = get_run(open_store(home), run_id)
     assert info.status == "done" and info.windows_done == info.windows_total

@@ -8,7 +8,6 @@ closes it. Search needs no LLM; `answer` asks the run's backend (or the offline 
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
