@@ -64,6 +64,10 @@ def line_plots(frame: pd.DataFrame, param: str, figure: str, best: int | None = 
         fig.add_scatter(x=[frame.loc[best, param]], y=[frame.loc[best, figure]], mode="markers",
                         name="best point", marker={"size": 16, "symbol": "star",
                                                    "color": "#d62728"})
+    if pd.api.types.is_numeric_dtype(frame[param]):
+        lo, hi = span(frame[param])
+        pad = (hi - lo) * 0.05
+        fig.update_xaxes(range=[lo - pad, hi + pad])
     if frame[figure].notna().any():
         lo, hi = span(frame[figure].dropna())
         margin = (hi - lo) * 0.08       # room for the best point's star
