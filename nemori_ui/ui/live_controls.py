@@ -105,7 +105,7 @@ def type_box(data: RunData, feed: LiveFeed) -> None:
     names = speakers(data, feed)
     with st.form("live_type", clear_on_submit=True, border=True):
         st.markdown("**Type a message**")
-        st.radio("Speaker", names, horizontal=True, key="live_speaker")
+        st.radio("Speaker", names, horizontal=True, key="live_speaker", format_func=md_escape)
         st.text_input("Message", key="live_text", placeholder="I moved to Lisbon.")
         st.checkbox("Starts a new session", key="live_new_session")
         st.form_submit_button("Send", type="primary", on_click=_send, args=(feed,))
