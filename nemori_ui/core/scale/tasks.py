@@ -113,8 +113,7 @@ def run_eval_task(task: EvalTask, home=None) -> EvalOutput:
                 transfer.land(store, task.seed)
                 seeded = {r.run_id for r in task.seed.runs
                           if r.tables[0].rows and _status(r) == "done"}
-            keys = {row[0] for row in (task.seed.llm_cache.rows if task.seed and
-                                       task.seed.llm_cache else [])}
+            keys = _seeded_replies(task.seed)
             cfg = task.config
             clients, vectors = task_clients(cfg, store, home)
             judge = build_judge(cfg, store, options.judge_model, preset=options.judge_prompts)
@@ -130,6 +129,11 @@ def run_eval_task(task: EvalTask, home=None) -> EvalOutput:
             store.close()
 
 
+def _seeded_replies(seed) -> set:
+    """The reply-cache keys a task was sent, which it must not hand back as its own."""
+    return {row[0] for row in seed.llm_cache.rows} if seed and seed.llm_cache else set()
+
+
 def _status(run: transfer.RunRows) -> str:
     head = run.tables[0]
     return head.rows[0][head.columns.index("status")]
@@ -141,11 +145,9 @@ def run_point_task(task: PointTask, home=None) -> PointOutput:
     with tempfile.TemporaryDirectory(prefix="nemori-task-") as folder:
         store = open_store(folder)
         try:
-            keys = set()
             if task.seed:
                 transfer.land(store, task.seed)
-                keys = {row[0] for row in task.seed.llm_cache.rows} if task.seed.llm_cache \
-                    else set()
+            keys = _seeded_replies(task.seed)
             clients, vectors = task_clients(task.config, store, home)
             point = run_point(store, task.conversation, task.config, clients,
                               source=task.source, fmt=task.fmt)
