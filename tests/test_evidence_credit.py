@@ -55,3 +55,22 @@ def test_found_in_episodes_and_in_the_whole_context():
     assert marks == [{"in_episodes": True, "found": True}, {"in_episodes": False, "found": True},
                      {"in_episodes": False, "found": False},
                      {"in_episodes": False, "found": False}]
+
+
+def test_a_memory_is_credited_only_when_it_carries_the_gold_answer_the_turn_holds():
+    said = turn("m5", "We adopted a guinea pig last month, his name is Oscar and he loves carrots.")
+    turns = {"m5": said}
+    topic_only = memory("Caroline adopted a guinea pig last month and he loves carrots.", "m5")
+    with_answer = memory("Caroline adopted a guinea pig named Oscar.", "m5")
+    assert credited_turns([topic_only], turns, answer="Oscar") == set()
+    assert credited_turns([with_answer], turns, answer="Oscar") == {"m5"}
+
+
+def test_without_the_answer_in_the_turn_most_of_the_turn_must_be_carried():
+    said = turn("m6", "I finally finished the quilt for my niece, blue squares and yellow stars.")
+    turns = {"m6": said}
+    # the answer (a date) is not in the turn: most of its content words decide
+    assert credited_turns([memory("Caroline finished a quilt.", "m6")], turns,
+                          answer="June 2023") == set()
+    assert credited_turns([memory("Caroline finished the quilt for her niece with blue squares "
+                                  "and yellow stars.", "m6")], turns, answer="June 2023") == {"m6"}

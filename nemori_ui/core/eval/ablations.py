@@ -17,12 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..config import PipelineConfig
-from ..models import Message
+from ..models import Message, SemanticMemory
 from ..pipeline.state import MemoryState
 from ..prompts.render import stamp
 from ..retrieval import build_context, count_tokens, memory_time, retrieve, stamped_context
 from ..vectors import VectorStore
-from .evidence import credited_turns
 
 
 @dataclass(frozen=True)
@@ -76,8 +75,9 @@ class Found:
     context_tokens: int
     message_ids: list[str] | None       # raw turns of the retrieved episodes; None: no episodes
     rows: dict
-    # turns the retrieved memories carry (see evidence.py); None: no semantic memory
-    memory_message_ids: list[str] | None = None
+    # the retrieved memories, whose turns are credited against each question's gold answer
+    # (see evidence.py); None: no semantic memory
+    memories: list[SemanticMemory] | None = None
 
 
 def raw_text(messages: list[Message]) -> str:
@@ -115,8 +115,8 @@ class NemoriRetriever:
             rows = {"episodes": [_slim(e, self.state) for e in shown],
                     "semantic": found.semantic,
                     "raw": [r["message_id"] for r in found.raw]}
-            credited = self._credited([m["id"] for m in found.semantic]) if v.semantic else None
-            return Found(found.context, found.context_tokens, ids, rows, credited)
+            return Found(found.context, found.context_tokens, ids, rows,
+                         self._memories([m["id"] for m in found.semantic]) if v.semantic else None)
         return self._custom(vec)
 
     def _custom(self, vec: np.ndarray) -> Found:
@@ -138,11 +138,11 @@ class NemoriRetriever:
         ids = [m for e, _ in hits for m in e.message_ids]
         rows = {"episodes": [_slim(e, self.state) for e in episode_rows],
                 "semantic": memory_rows, "raw": [r["message_id"] for r in raw_rows]}
-        credited = self._credited([m.id for m, _ in mems]) if v.semantic else None
-        return Found(context, count_tokens(context), ids, rows, credited)
+        return Found(context, count_tokens(context), ids, rows,
+                     self._memories([m.id for m, _ in mems]) if v.semantic else None)
 
-    def _credited(self, memory_ids: list[str]) -> list[str]:
-        return sorted(credited_turns([self.state.memories[i] for i in memory_ids], self.messages))
+    def _memories(self, memory_ids: list[str]) -> list[SemanticMemory]:
+        return [self.state.memories[i] for i in memory_ids]
 
 
 def _raw_row(m: Message, episode_id: str, score: float) -> dict:

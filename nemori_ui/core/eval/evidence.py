@@ -2,9 +2,12 @@
 
 An episode in the context holds all its raw turns (its narrative, or for the top r its raw
 messages). A semantic memory holds a turn only when it was distilled from that turn *and* its
-text carries what the turn said: most of the content words of one of the turn's clauses. So a
-merged memory does not bring every turn of every version it absorbed, and a memory written from
-a photo's caption does not bring the words said beside the photo.
+text carries the turn's answer-bearing words: the gold answer's content words that the turn
+holds, or, where the turn holds none of them (or no answer is given), most of the turn's content
+words. So a memory that kept the topic of a turn but not its answer ("Caroline talked about a
+book" for "which book?") is not credited, a merged memory does not bring every turn of every
+version it absorbed, and a memory written from a photo's caption does not bring the words said
+beside the photo.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from ..models import Message, SemanticMemory
 from ..offline.facts import stem
 from ..offline.phatic import without_captions
-from ..offline.text import content_words, sentences
+from ..offline.text import content_words
 
 CARRIED = 0.5     # share of a clause's content words the memory must hold
 AT_LEAST = 2      # and never fewer than this many
@@ -22,23 +25,25 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in content_words(text)}
 
 
-def carries(memory_text: str, turn_text: str) -> bool:
-    """Whether the memory's text states what one of the turn's sentences said."""
+def carries(memory_text: str, turn_text: str, answer: str | None = None) -> bool:
+    """Whether the memory's text carries the turn's answer-bearing words."""
     held = _stems(memory_text)
-    for sentence in sentences(without_captions(turn_text)):
-        said = _stems(sentence)
-        if said and len(said & held) >= max(AT_LEAST, CARRIED * len(said)):
-            return True
-    return False
+    said = _stems(without_captions(turn_text))
+    bearing = _stems(str(answer)) & said if answer is not None else set()
+    if bearing:
+        return bearing <= held
+    return bool(said) and len(said & held) >= max(AT_LEAST, CARRIED * len(said))
 
 
-def credited_turns(memories: list[SemanticMemory], messages: dict[str, Message]) -> set[str]:
-    """The turns the retrieved memories bring into the context."""
+def credited_turns(memories: list[SemanticMemory], messages: dict[str, Message],
+                   answer: str | None = None) -> set[str]:
+    """The turns the retrieved memories bring into the context, for a question whose gold
+    answer is `answer`."""
     found = set()
     for memory in memories:
         for mid in memory.source_message_ids:
             turn = messages.get(mid)
-            if turn is not None and carries(memory.text, turn.text):
+            if turn is not None and carries(memory.text, turn.text, answer):
                 found.add(mid)
     return found
 

@@ -28,7 +28,7 @@ from ..store import Store, call_log, records, runs
 from . import qa, results
 from .ablations import NemoriRetriever, build_config, variant
 from .baselines import FullContext, Rag
-from .evidence import all_found, evidence_found
+from .evidence import all_found, credited_turns, evidence_found
 from .evidence import share as evidence_share
 from .judge import DEFAULT_JUDGE_MODEL, build_judge
 from .metrics import bleu1, f1
@@ -272,15 +272,16 @@ def _answer_one(item: qa.QAItem, system, clients, judge, benchmark: str, by_id: 
     with call_context("judge", item_id=item.id, **ctx):
         verdict = judge(benchmark, item, answer) if judge else None
 
+    credited = credited_turns(found.memories or [], by_id, item.answer)
     marks = evidence_found([e.message_id for e in item.evidence], set(found.message_ids or []),
-                           set(found.memory_message_ids or []))
+                           credited)
     evidence = []
     for e, mark in zip(item.evidence, marks):
         m = by_id.get(e.message_id) if e.message_id else None
         evidence.append({"ref": e.ref, "message_id": e.message_id, **mark,
                          "speaker": m.speaker if m else "", "text": m.text if m else ""})
     checkable = item.checkable and (found.message_ids is not None
-                                    or found.memory_message_ids is not None)
+                                    or found.memories is not None)
     episodic = checkable and found.message_ids is not None
     share = evidence_share(marks) if checkable else None
     in_episodes = evidence_share(marks, "in_episodes") if episodic else None
