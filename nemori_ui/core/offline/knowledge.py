@@ -12,7 +12,8 @@ from .dates import replace_relative
 from .facts import conflict, details, key_words, same_topic
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
-from .resolve import resolve_pronouns, split_clauses, strip_openers
+from . import standalone
+from .resolve import normalise_chat, resolve_pronouns, split_clauses, strip_openers
 from .text import content_words, sentences, words
 
 
@@ -44,16 +45,26 @@ def _addressee(messages: list[Message], i: int) -> str | None:
     return None
 
 
-def _statement(clause: str, m: Message, addressee: str | None, names: list[str]) -> str:
+def _statement(clause: str, m: Message, addressee: str | None) -> str:
     fact = replace_relative(resolve_pronouns(clause, m.speaker, addressee), m.timestamp)
     fact = fact.strip(" ,;:-–—")
     fact = fact[:-1] + "." if fact.endswith("!") else fact if fact.endswith((".", "?")) \
         else fact + "."
-    fact = fact[:1].upper() + fact[1:]
-    mentioned = {w.lower().removesuffix("'s") for w in words(fact)}
-    return fact if any(n.lower() in mentioned for n in names) else f"{m.speaker}: {fact}"
+    return fact[:1].upper() + fact[1:]
 
 
+def _standalone(clause: str, m: Message, speakers: list[str]) -> tuple[str | None, str]:
+    """The clause with a leading "he" / "she" named, or None and why it cannot stand alone."""
+    said = m.text[:max(0, m.text.find(clause[:24]))] if clause else ""
+    subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers))
+    if subject is None:
+        return None, why
+    if subject != "self" and standalone._first_word(clause).lower() in standalone.THIRD:
+        clause = standalone.name_third_person(clause, subject)
+    return clause, ""
+
+
+VAGUE_KIND = "not standalone"   # knowledge said in a way a memory could not stand on
 READ_CHARS = 20_000   # of one message, read for facts: bounds the cost of a pasted book
 UNREAD = "unread"
 
@@ -63,7 +74,7 @@ def _clauses(messages: list[Message]) -> list[tuple[int, str]]:
     names = list(dict.fromkeys(m.speaker for m in messages))
     pending: list[tuple[int, str]] = []
     for i, m in enumerate(messages):
-        said = without_captions(m.text[:READ_CHARS])
+        said = normalise_chat(without_captions(m.text[:READ_CHARS]))
         for s in sentences(said):
             for part in split_clauses(s):
                 clause = strip_openers(part, names)
@@ -91,13 +102,19 @@ def read_episodes(episodes: list[list[Message]],
     for j, d in zip(open_at, classifier.decide_vectors(
             said, classifier.embedder.embed(said) if said else None)):
         decisions[j] = d
-    knows = [j for j, d in enumerate(decisions) if d.kind == KNOWLEDGE_KIND]
     texts = {}
-    for j in knows:
+    for j, d in enumerate(decisions):
+        if d.kind != KNOWLEDGE_KIND:
+            continue
         e, i, clause = pending[j]
         messages = episodes[e]
-        names = list(dict.fromkeys(m.speaker for m in messages))
-        texts[j] = _statement(clause, messages[i], _addressee(messages, i), names)
+        speakers = list(dict.fromkeys(m.speaker for m in messages))
+        placed, why = _standalone(clause, messages[i], speakers)
+        if placed is None:
+            decisions[j] = LineDecision(VAGUE_KIND, why, d.score)
+        else:
+            texts[j] = _statement(placed, messages[i], _addressee(messages, i))
+    knows = list(texts)
     vectors = dict(zip(knows, classifier.embedder.embed([texts[j] for j in knows]))) \
         if knows else {}
     out: list[list[Clause]] = [[] for _ in episodes]

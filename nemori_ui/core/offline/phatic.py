@@ -59,8 +59,11 @@ def rule(clause: str) -> LineDecision | None:
         return LineDecision(PHATIC_KIND, "a question", 1.0)
     if _GREETING.match(stripped):
         return LineDecision(PHATIC_KIND, "greeting, thanks or reaction", 1.0)
-    if IDIOMS.search(stripped) and n_content < 5:
-        return LineDecision(PHATIC_KIND, f"idiom '{IDIOMS.search(stripped).group(0)}'", 1.0)
+    idiom = IDIOMS.search(stripped)
+    if idiom and (n_content < 5 or len(words(stripped[:idiom.start()])) <= 2):
+        # an idiom that is the clause's own verb ("I can't wait for ...") says how the speaker
+        # feels, not what holds
+        return LineDecision(PHATIC_KIND, f"idiom '{idiom.group(0)}'", 1.0)
     if n_words < 4 or n_content < 2:
         return LineDecision(PHATIC_KIND, "too little content to state a fact", 1.0)
     return None

@@ -16,7 +16,7 @@ _CLAUSE_JOIN = re.compile(
     r"\s*(?:;|\s[-–—]\s|,\s*(?:but|so|and|because|though|although|while)?\s*(?=" + _SUBJECTS +
     r")|\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|she|he|they)\b))\s*")
 _OPENER = re.compile(
-    r"^(?:(?:oh|ah|wow|yes|yeah|yep|no|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
+    r"^(?:(?:no way|oh|ah|wow|yes|yeah|yep|no|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
     r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|right|indeed|true|also|plus|and|but|"
     r"by the way|btw|you know|i mean|to be honest|thanks|thank you|aw|aww|omg|cool|nice|great|"
     r"awesome|sounds good|good|fun|exactly|agreed|same|perfect|then|alright|all right|ha|hah|"
@@ -51,6 +51,24 @@ _WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(_ADVERBS)) +
 # "you" starts a clause (a subject) here; elsewhere it is an object and takes no verb agreement
 _SUBJECT_YOU = re.compile(r"(?:^|[,;:.!?]\s*|\b(?:and|but|so|that|if|when|because|as|since|"
                           r"while|then|or)\s+)$", re.I)
+
+
+# chat spellings of the words the rules read: "im", "dont", "i" (not other typos: those are
+# the speaker's own words and stay as said)
+_CHAT_FORMS = {"i": "I", "im": "I'm", "ive": "I've", "id": "I'd", "dont": "don't",
+               "cant": "can't", "didnt": "didn't", "doesnt": "doesn't", "isnt": "isn't",
+               "wasnt": "wasn't", "arent": "aren't", "havent": "haven't", "hasnt": "hasn't",
+               "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't",
+               "wont": "won't", "thats": "that's", "theres": "there's", "youre": "you're",
+               "u": "you", "r": "are"}
+_CHAT_WORD = re.compile(r"\b(" + "|".join(_CHAT_FORMS) + r")\b")
+
+
+def normalise_chat(text: str) -> str:
+    """Standard spellings for the chat forms of pronouns and negations; a line written all in
+    lower case gets its sentences' first letters back."""
+    text = _CHAT_WORD.sub(lambda m: _CHAT_FORMS[m.group(1)], text)
+    return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
 
 
 def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
@@ -133,6 +151,13 @@ def resolve_pronouns(text: str, speaker: str, addressee: str | None) -> str:
     text = re.sub(r"\bI\b", speaker, text)
     text = re.sub(r"\b(?:[Mm]y|[Mm]ine)\b", f"{speaker}'s", text)
     text = re.sub(r"\b(?:[Mm]e|[Mm]yself)\b", speaker, text)
+    # "we" includes the speaker and people the statement does not name
+    text = re.sub(r"\b[Ww]e(?:'re| are)\b", f"{speaker} and others are", text)
+    text = re.sub(r"\b[Ww]e(?:'ve| have)\b", f"{speaker} and others have", text)
+    text = re.sub(r"\b[Ww]e'll\b", f"{speaker} and others will", text)
+    text = re.sub(r"\b[Ww]e'd\b", f"{speaker} and others would", text)
+    text = re.sub(r"\b(?:[Ww]e|[Uu]s|[Oo]urselves)\b", f"{speaker} and others", text)
+    text = re.sub(r"\b(?:[Oo]ur|[Oo]urs)\b", f"{speaker}'s", text)
     if addressee:
         text = re.sub(r"\b(?:[Yy]our|[Yy]ours)\b", f"{addressee}'s", text)
         text = re.sub(r"\b(?:[Yy]ou|[Yy]ourself)\b", addressee, text)

@@ -1,0 +1,136 @@
+"""Can a clause become a memory that stands on its own, read months later away from the chat?
+
+A memory must say who it is about. A clause passes when its subject is the speaker ("I", "my
+sister", "we"), a person or thing it names ("Felix is studying architecture"), or a third-person
+pronoun that a name earlier in the same message resolves ("My brother Felix ... he loves
+Glasgow" → "Felix loves Glasgow"). It is left out, with the reason shown, when:
+
+- its subject is the listener ("you'd be a great counselor"): praise, advice or a guess about
+  the other person, which would credit one speaker's words to the other;
+- its subject or an object is a reference nothing resolves ("it", "that", "them", "there"):
+  "It showed Caroline how much the community has grown" says nothing on its own;
+- it is an order or a suggestion ("Check out my painting") or a fragment with no subject
+  ("Running, reading, or playing my violin");
+- it is a general remark about the world, not about anyone ("Pottery's a great way to relax").
+
+Precision first: a clause this cannot place is not stored. The rules read word classes that
+hold in any English conversation (pronouns, determiners, the commonest imperative verbs), not
+words of any transcript.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import MONTHS, NUMBER_WORDS, STOPWORDS, words
+
+SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
+                 "ours us".split())
+LISTENER = frozenset("you you're you've you'll you'd your yours yourself u ur youre".split())
+THIRD = frozenset("he she he's she's he'll she'll he'd she'd his her him they they're "
+                  "they've they'll their them".split())
+REFERENCE = frozenset("it it's its that that's this these those there there's here here's "
+                      "which what who whoever one".split())
+# an object pronoun or a place adverb that points back at something unnamed
+_DANGLING = re.compile(r"\b(?:it|them|there|this one|that one)\b(?!['’]s)(?! (?:is|are|was|were)\b)",
+                       re.I)
+# the commonest verbs that open an order or a suggestion
+IMPERATIVE = frozenset("""check look take do don't let try tell go come see make give keep
+remember imagine hope enjoy have get bring send call text grab show stop ask think picture
+count wish join follow watch listen read visit""".split())
+_FRAGMENT = frozenset("""for to and or but so because which while with without by from of as
+than like just really also maybe probably especially when where if then plus whether""".split())
+_GERUND_LIST = re.compile(r"^[A-Za-z]+ing\b[^.]*,")   # "Running, reading, or ..."
+_KIN = re.compile(r"\b(?:my|our)\s+((?:[a-z]+\s+)?(?:sister|brother|mum|mom|mother|dad|father|"
+                  r"son|daughter|husband|wife|partner|boyfriend|girlfriend|friend|cousin|aunt|"
+                  r"uncle|niece|nephew|grandma|grandmother|grandpa|grandfather|boss|colleague|"
+                  r"neighbour|neighbor|kid|child|baby|dog|cat|puppy|kitten))\s+([A-Z][a-z]+)")
+
+
+def _first_word(clause: str) -> str:
+    found = words(clause)
+    return found[0] if found else ""
+
+
+def is_name(word: str) -> bool:
+    return bool(word) and word[:1].isupper() and word.lower() not in STOPWORDS \
+        and word.lower() not in MONTHS and word.lower() not in NUMBER_WORDS \
+        and word.lower() not in _NOT_NAMES \
+        and word not in ("I", "I'm", "I've", "I'll", "I'd")
+
+
+# after a name that opens a sentence, a verb of its own: "Dana bought", "Felix is"; a
+# capitalised first word followed by anything else is just the sentence's first word
+_AFTER_NAME = re.compile(r"^\S+?(?:'s|’s)?\s+(?:is|was|has|had|does|did|will|would|can|and|"
+                         r"[a-z]+ed|[a-z]+s(?! (?:are|were|have)\b))\b|^\S+(?:'s|’s)\s")
+_NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody someone somebody "
+                       "nobody anyone".split())
+_PLACE_BEFORE = frozenset("in to at from near of on into around across through via".split())
+_HYPOTHETICAL = frozenset("would 'd could might should".split())
+
+
+def referents(text: str, speakers: list[str]) -> list[str]:
+    """Names of third parties a message introduces, in order: "my sister Ana" gives Ana."""
+    found = [m.group(2) for m in _KIN.finditer(text)]
+    said = words(text)
+    for i, w in enumerate(said):
+        # a name after "in" / "to" / "from" is a place, which "he" or "she" never is
+        if i and is_name(w) and w not in speakers and w not in found \
+                and said[i - 1].lower() not in _PLACE_BEFORE:
+            found.append(w)
+    return found
+
+
+def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | None, str]:
+    """(subject, reason): the subject the statement will name, or None and why it cannot.
+
+    `earlier`: third parties named before this clause in the same message, for "he" / "she".
+    A third-person subject is replaced in the clause by the caller with the returned name.
+    """
+    first = _first_word(clause)
+    low = first.lower().replace("’", "'")
+    if not first:
+        return None, "no words"
+    if low in LISTENER:
+        return None, "about the listener: not a fact the speaker states about themselves"
+    if low in IMPERATIVE or low in ("please", "let's"):
+        return None, "an order or a suggestion"
+    if low in _FRAGMENT or _GERUND_LIST.match(clause):
+        return None, "a fragment with no subject"
+    if low in REFERENCE:
+        return None, f"'{first}' refers to something the statement does not name"
+    if low in THIRD:
+        if low in ("he", "she", "he's", "she's", "he'll", "she'll", "he'd", "she'd", "his",
+                   "her", "him") and earlier:
+            subject = earlier[-1]
+        else:
+            return None, f"'{first}' refers to someone the statement does not name"
+    elif low in SELF:
+        subject = "self"
+    elif is_name(first) and (first in speakers or _AFTER_NAME.match(clause)):
+        subject = first.removesuffix("'s").removesuffix("’s")
+    elif low not in STOPWORDS and any(w.lower() in ("my", "our") for w in words(clause)):
+        subject = "self"      # "Drawing flowers is one of my faves"
+    else:
+        return None, "a general remark, about no one in the conversation"
+    verb = (words(clause)[1:2] or [""])[0].lower()
+    if verb in _HYPOTHETICAL or low.endswith("'d"):
+        return None, "a hypothetical ('would', 'could', 'might'), not a fact"
+    if _DANGLING.search(clause):
+        return None, f"'{_DANGLING.search(clause).group(0)}' refers to something the " \
+                     "statement does not name"
+    return subject, ""
+
+
+def name_third_person(clause: str, name: str) -> str:
+    """Put the name a leading "he" / "she" / "his" / "her" stands for in its place."""
+    first = _first_word(clause)
+    low = first.lower().replace("’", "'")
+    if low in ("his", "her"):
+        rep = f"{name}'s"
+    elif "'" in low:
+        rep = name + {"'s": " is", "'ll": " will", "'d": " would"}[low[low.index("'"):]]
+    else:
+        rep = name
+    at = clause.index(first)
+    return clause[:at] + rep + clause[at + len(first):]

@@ -1,0 +1,62 @@
+"""A clause becomes a memory only when it can stand on its own: our own examples."""
+
+import pytest
+
+from nemori_ui.core.offline import standalone
+from nemori_ui.core.offline.phatic import rule
+from nemori_ui.core.offline.resolve import normalise_chat, resolve_pronouns, strip_openers
+
+SPEAKERS = ["Rafa", "Lucia"]
+
+
+@pytest.mark.parametrize("clause", [
+    "I teach maths at a school in Valencia",
+    "My sister Carmen runs a bakery",
+    "We adopted a rescue greyhound in March",
+    "Lucia is training for a half marathon",
+    "Restoring old bikes is my favourite thing",
+])
+def test_clauses_about_someone_named_or_the_speaker_stand(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] is not None
+
+
+@pytest.mark.parametrize("clause,why", [
+    ("You'd be a wonderful teacher", "listener"),
+    ("It showed me how much the town has changed", "refers"),
+    ("That was the best paella of the summer", "refers"),
+    ("Check out my new bike", "order"),
+    ("Running, swimming or cycling every morning", "fragment"),
+    ("Board games are a great way to unwind", "general remark"),
+    ("Not the week I hoped for", "general remark"),
+    ("I loved it so much", "refers"),
+    ("I'd fall asleep by nine", "hypothetical"),
+    ("Tomorrow sounds good to me", "general remark"),
+    ("Three weeks to go", "general remark"),
+])
+def test_clauses_that_cannot_stand_alone_are_left_out_with_a_reason(clause, why):
+    subject, reason = standalone.judge(clause, SPEAKERS, [])
+    assert subject is None and why in reason
+
+
+def test_he_or_she_is_named_by_the_third_party_the_message_introduced():
+    earlier = standalone.referents("My cousin Pablo moved to Bilbao.", SPEAKERS)
+    assert earlier == ["Pablo"]
+    subject, _ = standalone.judge("He works at the port", SPEAKERS, earlier)
+    assert subject == "Pablo"
+    assert standalone.name_third_person("He works at the port", "Pablo") == "Pablo works at the port"
+    assert standalone.judge("He works at the port", SPEAKERS, [])[0] is None
+
+
+def test_chat_spellings_are_read_as_the_words_they_stand_for():
+    assert normalise_chat("im moving in may. i dont drive") == "I'm moving in may. I don't drive"
+    assert resolve_pronouns(normalise_chat("ive got a cat"), "Rafa", "Lucia") == \
+        "Rafa has got a cat"
+
+
+def test_we_and_our_include_the_speaker():
+    assert resolve_pronouns("We sold our boat", "Rafa", "Lucia") == "Rafa and others sold Rafa's boat"
+
+
+def test_an_idiom_that_is_the_clause_verb_is_talk_and_no_way_is_an_opener():
+    assert rule("I can't wait for the day we stop using the old printer").kind == "phatic"
+    assert strip_openers("No way we're doing this without a map", SPEAKERS).startswith("We're")
