@@ -32,7 +32,7 @@ def test_memory_table_lists_every_memory_with_its_status_and_origin(data):
     table = kv.memory_table(data)
     assert len(table) == len(data.memories)
     assert set(table["status"]) == {"active", "superseded"}
-    assert {"new", "merge", "conflict"} <= set(table["origin"])
+    assert {"new", "conflict"} <= set(table["origin"])
     superseded = table[table["status"] == "superseded"]
     assert (superseded["superseded_by"] != "").all()
     assert table["seq"].notna().all()  # every memory was written by a recorded decision
@@ -136,7 +136,7 @@ def test_points_frame_holds_episodes_and_memories_with_their_vectors(data):
     assert len(frame) == len(data.episodes) + len(data.memories)
     assert frame["kind"].value_counts().to_dict() == {"memory": len(data.memories),
                                                       "episode": len(data.episodes)}
-    assert {"episode", "new", "merge", "conflict"} <= set(frame["decision"])
+    assert {"episode", "new", "conflict"} <= set(frame["decision"])
     assert set(frame["status"]) == {"active", "superseded"}
     assert frame["time"].notna().all() and frame["session"].min() == 1
     vectors = point_vectors(data, frame)

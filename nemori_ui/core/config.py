@@ -26,10 +26,13 @@ class OfflineThresholds(BaseModel):
     boundary_depth: float = 0.35      # partition: depth of a similarity valley that ends a topic
     min_episode: int = 4              # partition: shortest episode a topic shift may leave
     time_gap_minutes: float = 60.0    # partition / integrate: a gap this long always separates
-    integrate_min_sim: float = 0.72   # integrate: continuation needs this similarity ...
+    integrate_min_sim: float = 0.65   # integrate: continuation needs this similarity ...
     integrate_max_gap_minutes: float = 60.0  # ... at most this gap, and another window
     phatic_margin: float = 0.05       # distill: phatic score above this makes a clause talk
     covered_sim: float = 0.72         # distill: a raw statement is predicted if a prediction is this close
+    covered_share: float = 0.60       # ... and holds this share of the statement's key words,
+    covered_whole_sim: float = 0.60   # ... or if one line is this close and the whole prediction
+    covered_whole_share: float = 0.80  # ... holds this share of the statement's key words
     merge_sim: float = 0.80           # consolidate: the same fact about the same subject merges ...
     duplicate_sim: float = 0.92       # ... and so does anything this close, whatever its subject
     conflict_sim: float = 0.45        # consolidate: candidates this close are checked for a conflict

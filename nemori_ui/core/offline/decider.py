@@ -10,6 +10,7 @@ from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, Consolid
                                   DistillDecision, Insight, NarrationDecision, PartitionDecision,
                                   SelectDecision, SummaryDecision)
 from . import episodes, knowledge
+from .knowledge import VAGUE_KIND
 from .phatic import PhaticClassifier
 from .text import sentences
 
@@ -57,8 +58,16 @@ class OfflineDecider:
         else:
             lines = [m.text for m in messages]
             vectors = self._embed(lines)
+        speaker = {m.id: m.speaker for m in messages}
+        # what was said of substance that no memory could stand on is told as said, in quotes,
+        # so the episode still holds it (and is found by it)
+        quoted = [(speaker[c.message_id], c.raw) for c in self.read(messages)
+                  if c.decision.kind == VAGUE_KIND]
         return NarrationDecision(cue=episodes.title(messages, lines, vectors),
-                                 narrative=episodes.narrative(messages, [c.text for c in facts]))
+                                 narrative=episodes.narrative(
+                                     messages, [c.text for c in facts],
+                                     np.stack([c.vector for c in facts]) if facts else None,
+                                     quoted))
 
     def select_integration(self, new: Episode,
                            candidates: list[tuple[Episode, float]]) -> SelectDecision:

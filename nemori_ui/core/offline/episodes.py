@@ -88,18 +88,39 @@ def title(messages: list[Message], lines: list[str], vectors: np.ndarray) -> str
     return f"{_speakers(messages)}{', ' + day(when) if when else ''}: {key}"
 
 
-def narrative(messages: list[Message], statements: list[str]) -> str:
-    """An extractive summary: the episode's statements of fact, in order, under its date.
+NARRATIVE_SENTENCES = 12  # an episode told in a few sentences, not the transcript again
 
-    Greetings, reactions and questions are left out (the raw messages keep them); relative
-    dates are already absolute in the statements. An episode of small talk only says so.
+
+def narrative(messages: list[Message], statements: list[str],
+              vectors: np.ndarray | None = None,
+              quoted: list[tuple[str, str]] | None = None) -> str:
+    """Who talked, when, and what was said of lasting interest, in a few sentences.
+
+    The statements are the episode's standalone facts (relative dates already absolute); when
+    there are more than a few, the ones nearest the centre of what was said are kept, in the
+    order they were said. Then what was said of substance in words no memory could stand on
+    (`quoted`: speaker and clause), in quotes per speaker. Greetings, reactions and questions
+    are left out (the raw messages keep them). An episode of small talk only says so.
     """
     first = messages[0].timestamp
     head = f"On {first:%A} {day(first)} at {first:%H:%M}, " if first else ""
-    if not statements:
+    said = _quotes(quoted or [])
+    if not statements and not said:
         return f"{head}{_speakers(messages)} exchanged {len(messages)} message(s) of small " \
                "talk, with no statement of fact."
-    return f"{head}{_speakers(messages)} talked. " + " ".join(statements)
+    kept = list(range(len(statements)))
+    if len(statements) > NARRATIVE_SENTENCES and vectors is not None:
+        centre = vectors.mean(axis=0)
+        kept = sorted(np.argsort(-(vectors @ centre))[:NARRATIVE_SENTENCES].tolist())
+    told = " ".join(statements[i] for i in kept[:NARRATIVE_SENTENCES])
+    return " ".join(p for p in (f"{head}{_speakers(messages)} talked.", told, said) if p)
+
+
+def _quotes(quoted: list[tuple[str, str]]) -> str:
+    by: dict[str, list[str]] = {}
+    for who, clause in quoted:
+        by.setdefault(who, []).append(clause.rstrip(" .!,;"))
+    return " ".join(f"{who} said: \"{'; '.join(lines)}.\"" for who, lines in by.items())
 
 
 def _speakers(messages: list[Message]) -> str:

@@ -9,7 +9,8 @@ import numpy as np
 from ..config import OfflineThresholds
 from ..models import Message, SemanticMemory
 from .dates import replace_relative
-from .facts import conflict, details, key_words, same_topic
+from .conflicts import conflict, same_subject
+from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
 from . import standalone
@@ -133,16 +134,26 @@ def read_episodes(episodes: list[list[Message]],
 def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
                     pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[tuple[str, float] | None]:
     """For each candidate statement, the prediction line that already holds it (with the
-    similarity), or None when the prediction missed it or got it wrong."""
+    similarity), or None when the prediction missed it or got it wrong.
+
+    A statement is predicted when one line of the prediction says it, or when the prediction
+    as a whole does: near in meaning to one of its lines, with nearly every word it says found
+    somewhere in the prediction ("went to the conference with her mentor" when one line knows
+    the conference and another the mentor). Any contradiction makes it an error to keep.
+    """
     if not predicted:
         return [None] * len(candidates)
     sims = cand_vecs @ pred_vecs.T
+    whole = " ".join(predicted)
     found: list[tuple[str, float] | None] = []
     for i, text in enumerate(candidates):
         j = int(np.argmax(sims[i]))
-        held = sims[i, j] >= limits.covered_sim and conflict(text, predicted[j]) is None \
-            and says_no_more(text, predicted[j])
-        found.append((predicted[j], float(sims[i, j])) if held else None)
+        best = float(sims[i, j])
+        one_line = best >= limits.covered_sim and says_no_more(text, predicted[j], limits.covered_share)
+        as_whole = best >= limits.covered_whole_sim and \
+            says_no_more(text, whole, limits.covered_whole_share)
+        held = (one_line or as_whole) and not any(conflict(text, p) for p in predicted)
+        found.append((predicted[j], best) if held else None)
     return found
 
 
@@ -158,32 +169,32 @@ def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, floa
     """(action, 1-based targets, reason) for an insight against its nearest memories.
 
     A contradiction wins over a merge: keeping a fact that no longer holds is the worse error.
+    Either touches one memory, the nearest that qualifies: a conflict replaces exactly the
+    statement it contradicts, and a merge adds the detail to the fact it is closest to.
     """
-    conflicts, merges = [], []
     for idx, (memory, score) in enumerate(candidates, start=1):
         if score < limits.conflict_sim:
             continue
         why = conflict(insight, memory.text)
         if why:
-            conflicts.append((idx, f"{memory.id} ({score:.2f}): {why}"))
-        elif score >= limits.merge_sim and (same_topic(insight, memory.text)
-                                            or score >= limits.duplicate_sim):
-            merges.append((idx, f"{memory.id} ({score:.2f})"))
-    if conflicts:
-        return ("conflict", [i for i, _ in conflicts],
-                "contradicts " + "; ".join(r for _, r in conflicts))
-    if merges:
-        return "merge", [i for i, _ in merges], "same fact as " + ", ".join(r for _, r in merges)
+            return "conflict", [idx], f"contradicts {memory.id} ({score:.2f}): {why}"
+    for idx, (memory, score) in enumerate(candidates, start=1):
+        if score >= limits.duplicate_sim or (score >= limits.merge_sim
+                                             and same_subject(insight, memory.text)):
+            return "merge", [idx], f"same fact as {memory.id} ({score:.2f})"
     best = max((s for _, s in candidates), default=0.0)
     return "new", [], f"nearest memory at {best:.2f}: nothing close enough to merge or contradict"
 
 
 def merged_text(insight: str, targets: list[str]) -> str:
-    """The known fact with the insight's detail added; unchanged when it adds nothing."""
+    """The known fact with the insight's detail added; unchanged when it adds nothing, and the
+    insight alone when it says all the known fact said and more."""
     parts: list[str] = []
     for text in targets + [insight]:
+        said = details(text)
+        parts = [p for p in parts if not details(p) < said]      # a fuller statement replaces
         known = set().union(*(details(p) for p in parts)) if parts else set()
-        if not parts or not details(text) <= known:
+        if not parts or not said <= known:
             if text.lower() not in (p.lower() for p in parts):
                 parts.append(text)
     return " ".join(parts)

@@ -61,11 +61,13 @@ def is_name(word: str) -> bool:
 
 # after a name that opens a sentence, a verb of its own: "Dana bought", "Felix is"; a
 # capitalised first word followed by anything else is just the sentence's first word
-_AFTER_NAME = re.compile(r"^\S+?(?:'s|’s)?\s+(?:is|was|has|had|does|did|will|would|can|and|"
+_AFTER_NAME = re.compile(r"^(?:[A-Z]\S*\s+){0,2}\S+?(?:'s|’s)?\s+(?:is|was|has|had|does|did|will|would|can|and|"
                          r"[a-z]+ed|[a-z]+s(?! (?:are|were|have)\b))\b|^\S+(?:'s|’s)\s")
 _NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody someone somebody "
                        "nobody anyone".split())
 _PLACE_BEFORE = frozenset("in to at from near of on into around across through via".split())
+# a name, a number or a date: what makes a remark about a thing worth keeping
+_SPECIFIC = re.compile(r"\d|\b(?!I\b)[A-Z][a-z]+")
 _HYPOTHETICAL = frozenset("would 'd could might should".split())
 
 
@@ -73,11 +75,19 @@ def referents(text: str, speakers: list[str]) -> list[str]:
     """Names of third parties a message introduces, in order: "my sister Ana" gives Ana."""
     found = [m.group(2) for m in _KIN.finditer(text)]
     said = words(text)
-    for i, w in enumerate(said):
-        # a name after "in" / "to" / "from" is a place, which "he" or "she" never is
-        if i and is_name(w) and w not in speakers and w not in found \
-                and said[i - 1].lower() not in _PLACE_BEFORE:
-            found.append(w)
+    i = 1
+    while i < len(said):
+        # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
+        if is_name(said[i]) and said[i] not in speakers and said[i - 1].lower() not in _PLACE_BEFORE:
+            j = i + 1
+            while j < len(said) and is_name(said[j]):
+                j += 1
+            name = " ".join(said[i:j])     # "Finch Labs" is one name
+            if name not in found:
+                found.append(name)
+            i = j
+        else:
+            i += 1
     return found
 
 
@@ -101,7 +111,7 @@ def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | N
         return None, f"'{first}' refers to something the statement does not name"
     if low in THIRD:
         if low in ("he", "she", "he's", "she's", "he'll", "she'll", "he'd", "she'd", "his",
-                   "her", "him") and earlier:
+                   "her", "they", "their") and earlier:
             subject = earlier[-1]
         else:
             return None, f"'{first}' refers to someone the statement does not name"
@@ -111,6 +121,8 @@ def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | N
         subject = first.removesuffix("'s").removesuffix("’s")
     elif low not in STOPWORDS and any(w.lower() in ("my", "our") for w in words(clause)):
         subject = "self"      # "Drawing flowers is one of my faves"
+    elif low in ("the", "a", "an") and _SPECIFIC.search(clause[len(first):]):
+        subject = "thing"     # "The cathedral concert moved to 23 March"
     else:
         return None, "a general remark, about no one in the conversation"
     verb = (words(clause)[1:2] or [""])[0].lower()
@@ -126,7 +138,7 @@ def name_third_person(clause: str, name: str) -> str:
     """Put the name a leading "he" / "she" / "his" / "her" stands for in its place."""
     first = _first_word(clause)
     low = first.lower().replace("’", "'")
-    if low in ("his", "her"):
+    if low in ("his", "her", "their"):
         rep = f"{name}'s"
     elif "'" in low:
         rep = name + {"'s": " is", "'ll": " will", "'d": " would"}[low[low.index("'"):]]

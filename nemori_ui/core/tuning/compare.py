@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..offline.facts import conflict as disagreement
+from ..offline.conflicts import conflict as disagreement
 from ..views.run_data import RunData
 
 SAME, REWORDED = 0.95, 0.80

@@ -1,0 +1,156 @@
+"""When a new statement means a stored one no longer holds: a comparison of parts, not a guess.
+
+Each statement is read into parts: who it is about (the name it opens with, or "Nora's sister"
+when it opens with someone's relative), the lasting attributes it speaks of (where someone
+lives, works, what they eat...), what fills them (the names and key words), whether its main
+clause is negated, and whether it is a state, a plan, a past event or a change ("moved to",
+"sold", "no longer"). A conflict needs the same who and one of:
+
+- a change of a lasting attribute the old statement held, to another value ("moved to York"
+  against "lives in Leeds", not against "lives in York");
+- the same value negated ("is not vegan anymore" against "is vegan", not "doesn't work
+  weekends" against "works at the library");
+- another named value of an attribute one holds once at a time (where one lives, whom one is
+  married to, where one works), both said as current states;
+- a plan of the same event moved to another date or time.
+
+Past events accumulate (two trips are two trips) and never conflict. Precision first: anything
+else is no conflict, and a conflict replaces only the one memory it contradicts (the caller's
+choice: the nearest that conflicts).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .facts import (FAMILIES, PLAN, _names, change_cue, families, key_words, negated, stem)
+from .resolve import PAST_FORMS
+from .text import MONTHS, body, words
+
+# attributes a person holds one value of at a time
+SINGLE = frozenset({"residence", "relationship", "work"})
+_FAMILY_WORDS = frozenset(stem(w) for members in FAMILIES.values() for w in members.split())
+_TIME = re.compile(r"\b(\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\d{1,2} (?:" +
+                   "|".join(m.capitalize() for m in MONTHS) + r")(?: \d{4})?|(?:" +
+                   "|".join(m.capitalize() for m in MONTHS) + r") \d{1,2})\b")
+# verbs of a lasting attribute that say nothing of its value ("works" in "works at the library")
+_GENERIC = frozenset(stem(w) for w in "work works live lives job eat eats drink drinks drive "
+                     "drives".split())
+# a change that ends what the old statement held, rather than giving it another value
+_CEASE = frozenset("sold quit stopped gave up no longer anymore any more cancelled canceled "
+                   "broke up divorced retired".split(" "))
+_RESCHEDULE = re.compile(r"\b(moved|pushed|postponed|rescheduled|brought forward|delayed|"
+                         r"instead|not|no longer|now)\b", re.I)
+
+
+# "is playing a concert on 16 March": a dated progressive is an arrangement
+_PROGRESSIVE = re.compile(r"\b(?:is|are|'re|'s|am|'m) [a-z]+ing\b")
+
+
+@dataclass(frozen=True)
+class Parts:
+    who: str
+    attributes: frozenset[str]
+    names: frozenset[str]
+    keys: frozenset[str]
+    negated: bool
+    kind: str            # "state", "plan", "event" or "change"
+    times: frozenset[str]
+
+    @property
+    def value(self) -> frozenset[str]:
+        """What fills the attribute: key words that are not the attribute's own words."""
+        return frozenset(k for k in self.keys if k not in _FAMILY_WORDS)
+
+
+def who(statement: str) -> str:
+    """Who the statement is about: "nora", or "nora's sister" for a relative of Nora's."""
+    said = words(body(statement))
+    if not said:
+        return ""
+    if said[0].lower() in ("the", "a", "an", "this", "that", "these", "those") and len(said) > 2:
+        # a thing: "the cathedral concert"; its words up to the verb name it
+        head = [w for w in said[1:4] if w[:1].islower() and not w.endswith("ed")
+                and w.lower() not in ("is", "was", "are", "were", "has", "will")]
+        return " ".join(stem(w) for w in head[:2])
+    first = said[0]
+    if first.lower().endswith(("'s", "’s")) and len(said) > 1:
+        owner = stem(first)
+        # "Nora's sister Ana ..." is about Ana
+        if len(said) > 2 and said[2][:1].isupper():
+            return stem(said[2])
+        return f"{owner}'s {said[1].lower()}"
+    return stem(first) if first[:1].isupper() else ""
+
+
+def kind(statement: str) -> str:
+    said = body(statement)
+    if change_cue(statement):
+        return "change"
+    if PLAN.search(said) or (_TIME.search(said) and _PROGRESSIVE.search(said)):
+        return "plan"
+    past = any(w.lower() in PAST_FORMS or (w.lower().endswith("ed") and not
+                                          w.lower().endswith("eed")) for w in words(said)[1:4])
+    return "event" if past else "state"
+
+
+def parts(statement: str) -> Parts:
+    person = who(statement)
+    skip = set(person.split("'s ")) if person else set()
+    return Parts(who=person, attributes=frozenset(families(statement, change_cue(statement))),
+                 names=frozenset(_names(body(statement), skip)),
+                 keys=frozenset(key_words(statement)), negated=negated(statement),
+                 kind=kind(statement), times=frozenset(_TIME.findall(body(statement))))
+
+
+def conflict(new: str, old: str) -> str | None:
+    """Why `new` means `old` no longer holds, or None when both can stand."""
+    a, b = parts(new), parts(old)
+    if b.kind == "event" or not a.who:
+        return None
+    if a.who == b.who:
+        why = _state_conflict(a, b, change_cue(new) or "")
+        if why:
+            return f"{a.who}: {why}"
+    if a.times and b.times and not a.times & b.times and b.kind == "plan" \
+            and (a.kind in ("plan", "change") or _RESCHEDULE.search(body(new))):
+        same = (a.value & b.value) - {stem(t) for t in a.times | b.times}
+        if len(same) >= 2 or (same and a.who == b.who):
+            return f"{', '.join(sorted(same))} moved from {', '.join(sorted(b.times))} to " \
+                   f"{', '.join(sorted(a.times))}"
+    return None
+
+
+def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
+    shared_attr = a.attributes & b.attributes
+    if a.kind == "change" and cue in _CEASE and b.kind != "change" and not b.negated \
+            and (a.names & b.names or (shared_attr and
+                                                                      a.keys & b.keys)):
+        return f"{', '.join(sorted(a.names & b.names or a.keys & b.keys))} ended ('{cue}')"
+    if a.kind == "change" and shared_attr and b.names and a.names - b.names \
+            and (not a.names & b.names or shared_attr & SINGLE):
+        # moved to another place (again), or took a post of the one attribute held at a time
+        # somewhere new ("head pastry chef at the new Lisbon shop")
+        return f"{', '.join(sorted(shared_attr))} changed " \
+               f"({', '.join(sorted(b.names))} → {', '.join(sorted(a.names))})"
+    single = shared_attr & SINGLE
+    if a.kind == "change" and single and b.kind == "state" and not (a.names & b.names) \
+            and len(a.value - b.value) >= 2 and len(b.value - a.value) >= 2:
+        # "now works for a village pharmacy" against "works at a hospital in the centre"
+        return f"{', '.join(sorted(single))} changed ('{cue}')"
+    held = b.keys - _GENERIC
+    if a.negated != b.negated and held and len(held & a.keys) * 2 >= len(held) \
+            and a.kind != "event" and (shared_attr or held <= a.keys):
+        return f"'{' '.join(sorted(held & a.keys))}' negated"
+    if single and a.kind in ("state", "change") and b.kind == "state" and a.names and b.names \
+            and not a.names & b.names and not a.negated and not b.negated:
+        return f"{', '.join(sorted(single))} is {', '.join(sorted(a.names))}, " \
+               f"not {', '.join(sorted(b.names))}"
+    return None
+
+
+def same_subject(a: str, b: str) -> bool:
+    """Both statements are about the same person or thing."""
+    wa = who(a)
+    return bool(wa) and wa == who(b)
