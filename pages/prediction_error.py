@@ -135,7 +135,9 @@ if not lines.empty:
     st.caption("Knowledge or talk, clause by clause: rules first (questions, greetings, idioms, "
                "captions alone, too little content), then a classifier that compares the clause "
                "with labelled example lines (phatic score above the margin: talk). Knowledge "
-               "becomes a self-contained statement: names for I and you, dates made absolute.")
+               "becomes a self-contained statement: names for I and you, dates made absolute; "
+               "knowledge said in a way no memory could stand on (about the listener, an "
+               "unresolved 'it' or 'there', an order, a general remark) is *not standalone*.")
     st.dataframe(lines, hide_index=True,
                  column_config={"phatic score": st.column_config.NumberColumn(format="%.2f"),
                                 "message": st.column_config.TextColumn(width="small"),
