@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from .facts import (FAMILIES, PLAN, _names, change_cue, families, key_words, negated, stem)
 from .resolve import PAST_FORMS
-from .text import MONTHS, body, words
+from .text import MONTHS, body, quantities, words
 
 # attributes a person holds one value of at a time
 SINGLE = frozenset({"residence", "relationship", "work"})
@@ -57,6 +57,7 @@ class Parts:
     negated: bool
     kind: str            # "state", "plan", "event" or "change"
     times: frozenset[str]
+    text: str = ""
 
     @property
     def value(self) -> frozenset[str]:
@@ -101,7 +102,8 @@ def parts(statement: str) -> Parts:
     return Parts(who=person, attributes=frozenset(families(statement, change_cue(statement))),
                  names=frozenset(_names(body(statement), skip)),
                  keys=frozenset(key_words(statement)), negated=negated(statement),
-                 kind=kind(statement), times=frozenset(_TIME.findall(body(statement))))
+                 kind=kind(statement), times=frozenset(_TIME.findall(body(statement))),
+                 text=statement)
 
 
 def conflict(new: str, old: str) -> str | None:
@@ -143,6 +145,12 @@ def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
     if a.negated != b.negated and held and len(held & a.keys) * 2 >= len(held) \
             and a.kind != "event" and (shared_attr or held <= a.keys):
         return f"'{' '.join(sorted(held & a.keys))}' negated"
+    counts_a, counts_b = quantities(a.text), quantities(b.text)
+    clash = sorted(k for k in counts_a.keys() & counts_b.keys() if counts_a[k] != counts_b[k]
+                   and k != "year" and k not in MONTHS and k[:1].isalpha())
+    if clash and a.kind == b.kind == "state":
+        # "has three cats" against "has two cats": a count held now
+        return "; ".join(f"{counts_a[k]} {k}, not {counts_b[k]}" for k in clash)
     if single and a.kind in ("state", "change") and b.kind == "state" and a.names and b.names \
             and not a.names & b.names and not a.negated and not b.negated:
         return f"{', '.join(sorted(single))} is {', '.join(sorted(a.names))}, " \
