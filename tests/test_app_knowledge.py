@@ -101,8 +101,9 @@ def test_knowledge_shows_memories_decisions_history_and_provenance(with_sample):
 def test_knowledge_opens_any_memory_history_from_a_decision(with_sample):
     at = open_page("knowledge")
     decisions = frame_with(at, "best_score")
-    merges = decisions[decisions["action"] == "merge"]
-    merge = merges[merges["result_id"] != merges["targets"]].iloc[0]   # one that made a version
+    # a merge or a conflict that made a new version of a memory
+    versions = decisions[decisions["action"].isin(["merge", "conflict"])]
+    merge = versions[versions["result_id"] != versions["targets"]].iloc[0]
     at.selectbox(key="decision_seq").set_value(int(merge["seq"])).run()
     at.button(key=f"decision_focus_{int(merge['seq'])}").click().run()
     assert at.selectbox(key="knowledge_memory").value == merge["result_id"]
