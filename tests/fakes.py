@@ -78,7 +78,7 @@ class ScriptedDecider:
         return self._next("distill_direct", DistillDecision(insights=[
             Insight(text=m.text, source_message_ids=[m.id]) for m in messages]), messages)
 
-    def consolidate(self, insight, candidates):
+    def consolidate(self, insight, candidates, elaborates=None):
         return self._next("consolidate", ConsolidationDecision(action="new"), insight, candidates)
 
     def summarize(self, summary, insights):

@@ -265,3 +265,22 @@ def test_the_prediction_as_a_whole_holds_a_statement_no_single_line_holds():
     assert held[0] is not None and held[0][0] == predicted[0]
     strict = OfflineThresholds(covered_whole_share=1.01)
     assert prediction_gaps(statement, vec, predicted, pred, strict) == [None]
+
+
+def test_a_missed_detail_of_a_predicted_fact_is_merged_into_that_fact():
+    import numpy as np
+    from nemori_ui.core.config import OfflineThresholds
+    from nemori_ui.core.offline.knowledge import consolidation_rule, elaborations
+    known = "Tomas swims twice a week at the lido."
+    detail = "Tomas swam three kilometres at the lido on Sunday."
+    other = "Ines swam three kilometres on Sunday."
+    vec, pred = np.asarray([[1.0, 0.0]], np.float32), np.asarray([[0.7, 0.71]], np.float32)
+    limits = OfflineThresholds()
+    assert elaborations([detail], vec, [known], pred, limits) == [known]
+    assert elaborations([other], vec, [known], pred, limits) == [None]      # someone else
+    far = np.asarray([[0.3, 0.95]], np.float32)
+    assert elaborations([detail], vec, [known], far, limits) == [None]      # not near enough
+    candidates = [(_memory("sm1", "Tomas bought goggles."), 0.75), (_memory("sm2", known), 0.62)]
+    action, targets, reason = consolidation_rule(detail, candidates, limits, elaborates=known)
+    assert (action, targets) == ("merge", [2]) and "sm2" in reason
+    assert consolidation_rule(detail, candidates, limits)[0] == "new"

@@ -33,6 +33,10 @@ class OfflineThresholds(BaseModel):
     covered_share: float = 0.60       # ... and holds this share of the statement's key words,
     covered_whole_sim: float = 0.60   # ... or if one line is this close and the whole prediction
     covered_whole_share: float = 0.80  # ... holds this share of the statement's key words
+    elaborates_sim: float = 0.60      # distill: a missed statement this near a predicted line of
+                                      # the same subject adds a detail to that fact
+    elaborates_share: float = 0.25   # ... and holds this share of the statement's key words
+    merged_words: int = 40            # consolidate: a detail joins its fact while both fit in this
     merge_sim: float = 0.80           # consolidate: the same fact about the same subject merges ...
     duplicate_sim: float = 0.92       # ... and so does anything this close, whatever its subject
     conflict_sim: float = 0.45        # consolidate: candidates this close are checked for a conflict

@@ -37,6 +37,9 @@ class Recorded(BaseModel):
 class Insight(Recorded):
     text: str
     source_message_ids: list[str] = Field(default_factory=list)
+    # the prediction line this insight corrects by adding to it, where the decider can tell:
+    # the known fact the prediction got partly right, which consolidation adds the detail to
+    elaborates: str | None = None
 
 
 class CoveredStatement(Recorded):

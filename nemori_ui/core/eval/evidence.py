@@ -21,15 +21,15 @@ CARRIED = 0.5     # share of a clause's content words the memory must hold
 AT_LEAST = 2      # and never fewer than this many
 
 
-def _stems(text: str) -> set[str]:
+def content_stems(text: str) -> set[str]:
     return {stem(w) for w in content_words(text)}
 
 
 def carries(memory_text: str, turn_text: str, answer: str | None = None) -> bool:
     """Whether the memory's text carries the turn's answer-bearing words."""
-    held = _stems(memory_text)
-    said = _stems(without_captions(turn_text))
-    bearing = _stems(str(answer)) & said if answer is not None else set()
+    held = content_stems(memory_text)
+    said = content_stems(without_captions(turn_text))
+    bearing = content_stems(str(answer)) & said if answer is not None else set()
     if bearing:
         return bearing <= held
     return bool(said) and len(said & held) >= max(AT_LEAST, CARRIED * len(said))

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..offline.facts import stem
-from ..offline.text import content_words
+from .evidence import content_stems
 
 STATES_SIM = 0.72
 
 
 def _stems(text: str, names: set[str]) -> set[str]:
-    return {stem(w) for w in content_words(text) if w.removesuffix("'s") not in names}
+    return content_stems(text) - names
 
 
 def states_matrix(memories: list[str], mem_vecs: np.ndarray, facts: list[str],
@@ -32,7 +32,7 @@ def states_matrix(memories: list[str], mem_vecs: np.ndarray, facts: list[str],
     """states[i, j]: memory i states fact j."""
     if not memories or not facts:
         return np.zeros((len(memories), len(facts)), dtype=bool)
-    low = {n.lower() for n in names}
+    low = {stem(n) for n in names}
     close = (np.asarray(mem_vecs) @ np.asarray(fact_vecs).T) >= STATES_SIM
     mem_words = [_stems(t, low) for t in memories]
     fact_words = [_stems(t, low) for t in facts]
@@ -58,13 +58,11 @@ class KnowledgeScore:
 def score(memories: list[str], facts: list[str], names: list[str], messages: int,
           embed) -> KnowledgeScore:
     """Precision and recall of `memories` against `facts`; `embed` maps texts to unit vectors."""
-    dim = embed(["x"]).shape[1]
-    mv = embed(memories) if memories else np.zeros((0, dim), np.float32)
-    fv = embed(facts) if facts else np.zeros((0, dim), np.float32)
-    hit = states_matrix(memories, mv, facts, fv, names)
-    precision = float(hit.any(axis=1).mean()) if memories else 0.0
-    recall = float(hit.any(axis=0).mean()) if facts else 0.0
-    return KnowledgeScore(len(memories), messages, len(facts), precision, recall)
+    if not memories or not facts:
+        return KnowledgeScore(len(memories), messages, len(facts), 0.0, 0.0)
+    hit = states_matrix(memories, embed(memories), facts, embed(facts), names)
+    return KnowledgeScore(len(memories), messages, len(facts), float(hit.any(axis=1).mean()),
+                          float(hit.any(axis=0).mean()))
 
 
 def locomo_observations(extra: dict) -> list[tuple[str, str, list[str]]]:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .facts import (FAMILIES, PLAN, _names, change_cue, families, key_words, negated, stem)
+from .facts import (FAMILIES, PLAN, change_cue, families, key_words, negated, proper_names,
+                    stem)
 from .resolve import PAST_FORMS
 from .text import MONTHS, body, quantities, words
 
@@ -42,14 +43,13 @@ _CEASE = frozenset("sold quit stopped gave up no longer anymore any more cancell
                    "broke up divorced retired".split(" "))
 _RESCHEDULE = re.compile(r"\b(moved|pushed|postponed|rescheduled|brought forward|delayed|"
                          r"instead|not|no longer|now)\b", re.I)
-
-
 # "is playing a concert on 16 March": a dated progressive is an arrangement
 _PROGRESSIVE = re.compile(r"\b(?:is|are|'re|'s|am|'m) [a-z]+ing\b")
 
 
 @dataclass(frozen=True)
 class Parts:
+    text: str
     who: str
     attributes: frozenset[str]
     names: frozenset[str]
@@ -57,7 +57,6 @@ class Parts:
     negated: bool
     kind: str            # "state", "plan", "event" or "change"
     times: frozenset[str]
-    text: str = ""
 
     @property
     def value(self) -> frozenset[str]:
@@ -99,11 +98,10 @@ def kind(statement: str) -> str:
 def parts(statement: str) -> Parts:
     person = who(statement)
     skip = set(person.split("'s ")) if person else set()
-    return Parts(who=person, attributes=frozenset(families(statement, change_cue(statement))),
-                 names=frozenset(_names(body(statement), skip)),
+    return Parts(text=statement, who=person, attributes=frozenset(families(statement, change_cue(statement))),
+                 names=frozenset(proper_names(body(statement), skip)),
                  keys=frozenset(key_words(statement)), negated=negated(statement),
-                 kind=kind(statement), times=frozenset(_TIME.findall(body(statement))),
-                 text=statement)
+                 kind=kind(statement), times=frozenset(_TIME.findall(body(statement))))
 
 
 def conflict(new: str, old: str) -> str | None:
@@ -127,8 +125,7 @@ def conflict(new: str, old: str) -> str | None:
 def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
     shared_attr = a.attributes & b.attributes
     if a.kind == "change" and cue in _CEASE and b.kind != "change" and not b.negated \
-            and (a.names & b.names or (shared_attr and
-                                                                      a.keys & b.keys)):
+            and (a.names & b.names or (shared_attr and a.keys & b.keys)):
         return f"{', '.join(sorted(a.names & b.names or a.keys & b.keys))} ended ('{cue}')"
     if a.kind == "change" and shared_attr and b.names and a.names - b.names \
             and (not a.names & b.names or shared_attr & SINGLE):
@@ -156,6 +153,14 @@ def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
         return f"{', '.join(sorted(single))} is {', '.join(sorted(a.names))}, " \
                f"not {', '.join(sorted(b.names))}"
     return None
+
+
+def same_party(a: str, b: str) -> bool:
+    """Both statements speak of the same person or named thing: the one either opens with
+    ("Maya's long run" and "Maya runs"), or a name both hold ("the apartment in Alfama")."""
+    def opener(s: str) -> set[str]:
+        return {stem(w) for w in words(body(s))[:1] if w[:1].isupper()}
+    return bool(opener(a) & opener(b)) or bool(proper_names(body(a)) & proper_names(body(b)))
 
 
 def same_subject(a: str, b: str) -> bool:

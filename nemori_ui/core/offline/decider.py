@@ -95,10 +95,11 @@ class OfflineDecider:
         texts = [c.text for c in found]
         cand = np.stack([c.vector for c in found])
         pred = self._embed(predicted) if predicted else np.zeros((0, cand.shape[1]), np.float32)
-        held = knowledge.prediction_gaps(texts, cand, predicted, pred, self.limits)
+        held, adds_to = knowledge.prediction_error(texts, cand, predicted, pred, self.limits)
         return DistillDecision(
-            insights=_unique([Insight(text=c.text, source_message_ids=[c.message_id])
-                              for c, h in zip(found, held) if h is None]),
+            insights=_unique([Insight(text=c.text, source_message_ids=[c.message_id],
+                                      **({"elaborates": a} if a else {}))
+                              for c, h, a in zip(found, held, adds_to) if h is None]),
             covered=[{"text": c.text, "message_id": c.message_id, "predicted_by": h[0],
                       "score": round(h[1], 4)} for c, h in zip(found, held) if h is not None],
             lines=lines)
@@ -110,9 +111,10 @@ class OfflineDecider:
                               for c in read if c.is_knowledge]),
             lines=[c.as_row() for c in read])
 
-    def consolidate(self, insight: str,
-                    candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision:
-        action, targets, reason = knowledge.consolidation_rule(insight, candidates, self.limits)
+    def consolidate(self, insight: str, candidates: list[tuple[SemanticMemory, float]],
+                    elaborates: str | None = None) -> ConsolidationDecision:
+        action, targets, reason = knowledge.consolidation_rule(insight, candidates, self.limits,
+                                                               elaborates)
         merged = None
         if action == "merge":
             merged = knowledge.merged_text(insight, [candidates[t - 1][0].text for t in targets])

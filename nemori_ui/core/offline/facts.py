@@ -1,10 +1,7 @@
-"""When two statements are about the same thing, and when they cannot both hold.
+"""What a statement says, in words the rules compare: its subject, key words, names and
+details, the lasting attributes it speaks of, whether its main clause is negated, and the word
+that says it changes an earlier state. `conflicts` reads statements into parts with these.
 
-A conflict needs three things: the same subject (the person or thing the statement is about),
-the same attribute (shared key words or names, or one lasting attribute such as where someone
-lives), and a disagreement in the statement's own main clause: its predicate negated, a change
-of state ("moved to", "sold", "no longer"), or another value in the same slot (a count, a place,
-the date of a plan). Events in the past accumulate: two trips on two dates are two trips.
 Negations inside idioms ("can't wait") or subordinate clauses ("... that they're not alone")
 say nothing about the subject.
 """
@@ -14,8 +11,7 @@ from __future__ import annotations
 import re
 
 from .phatic import IDIOMS
-from .resolve import PAST_FORMS
-from .text import MONTHS, NUMBER_WORDS, STOPWORDS, body, quantities, words
+from .text import MONTHS, NUMBER_WORDS, STOPWORDS, body, words
 
 NEGATIONS = frozenset("""not no never cannot can't don't doesn't didn't isn't wasn't aren't
 weren't won't wouldn't haven't hasn't hadn't""".split())
@@ -88,7 +84,7 @@ def subject(statement: str) -> str:
     return stem(head) if sep and len(head.split()) <= 3 else ""
 
 
-def _names(text: str, skip: set[str] = frozenset()) -> set[str]:
+def proper_names(text: str, skip: set[str] = frozenset()) -> set[str]:
     """Proper names inside the statement (not its first word): the places, people and things
     a value can be. Days of the week are times, not values."""
     found = set()
@@ -103,7 +99,7 @@ def _names(text: str, skip: set[str] = frozenset()) -> set[str]:
 def key_words(statement: str) -> set[str]:
     """Stems of what is said about the subject: no names, numbers, dates or empty words."""
     text = _clean(statement)
-    skip = _names(text) | {subject(statement)}
+    skip = proper_names(text) | {subject(statement)}
     found = set()
     for w in words(text):
         low = w.lower()
@@ -118,7 +114,7 @@ def key_words(statement: str) -> set[str]:
 
 def _keys(statement: str) -> set[str]:
     """Key words and the names of things (not of the people the statement is about)."""
-    return key_words(statement) | _names(body(statement), {subject(statement)})
+    return key_words(statement) | proper_names(body(statement), {subject(statement)})
 
 
 def details(statement: str) -> set[str]:
@@ -155,18 +151,6 @@ def change_cue(statement: str) -> str | None:
     return None
 
 
-def _past_event(statement: str) -> bool:
-    said = body(statement)
-    past = any(w.lower() in PAST_FORMS or (w.lower().endswith("ed") and not w.lower().endswith("eed"))
-               for w in words(said))
-    return past and not PLAN.search(said)
-
-
-def _dates(statement: str) -> set[str]:
-    return set(re.findall(r"\b\d{1,2} (?:" + "|".join(m.capitalize() for m in MONTHS) +
-                          r")(?: \d{4})?\b", statement))
-
-
 def same_topic(a: str, b: str) -> str | None:
     """The shared subject and attribute of two statements, or None when they are not about
     the same thing."""
@@ -178,40 +162,3 @@ def same_topic(a: str, b: str) -> str | None:
         return f"{sa}: {', '.join(sorted(shared)[:3])}"
     fam = families(a) & families(b)
     return f"{sa}: {', '.join(sorted(fam))}" if fam else None
-
-
-def conflict(new: str, old: str) -> str | None:
-    """Why `new` means `old` no longer holds, or None when both can stand."""
-    topic = same_topic(new, old)
-    if topic is None:
-        return None
-    kn, ko = _keys(new), _keys(old)
-    shared = kn & ko
-    # a value can only differ in the same slot: much of what is said must be the same
-    same_slot = len(shared) >= 2 or (bool(shared) and len(shared) / len(kn | ko) >= 0.3)
-    if negated(new) != negated(old) and shared:
-        return f"same {topic}; one is negated"
-    cue_new, cue_old = change_cue(new), change_cue(old)
-    state = bool(families(new, cue_new) & families(old, cue_old))   # one lasting attribute
-    if cue_new and not cue_old and (state or (same_slot and cue_new != "now")):
-        return f"same {topic}; changed ('{cue_new}')"
-    people = {subject(new), subject(old)}
-    na, nb = _names(body(new), people), _names(body(old), people)
-    if cue_new and cue_old and state and na and nb and not (na & nb):
-        return f"same {topic}; changed again ({', '.join(sorted(nb))} → {', '.join(sorted(na))})"
-    if _past_event(new) or _past_event(old) or not same_slot:
-        # what happened does not undo a state or a plan ("ran it in 53 minutes" beside "wants
-        # to finish in under 55"), and two things that happened are both true
-        return None
-    qa, qb = quantities(new), quantities(old)
-    clash = sorted(k for k in qa.keys() & qb.keys()
-                   if qa[k] != qb[k] and k != "year" and k not in MONTHS)
-    if clash:
-        return f"same {topic}; " + "; ".join(f"{qa[k]} vs {qb[k]} {k}" for k in clash)
-    da, db = _dates(new), _dates(old)
-    if da and db and not (da & db) and PLAN.search(new) and PLAN.search(old):
-        return f"same {topic}; planned for another date ({', '.join(sorted(da))} vs " \
-               f"{', '.join(sorted(db))})"
-    if na and nb and not (na & nb):
-        return f"same {topic}; another value ({', '.join(sorted(na))} vs {', '.join(sorted(nb))})"
-    return None

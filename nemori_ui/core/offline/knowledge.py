@@ -9,7 +9,7 @@ import numpy as np
 from ..config import OfflineThresholds
 from ..models import Message, SemanticMemory
 from .dates import replace_relative
-from .conflicts import conflict, same_subject
+from .conflicts import conflict, same_party, same_subject
 from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
@@ -56,11 +56,12 @@ def _statement(clause: str, m: Message, addressee: str | None) -> str:
 
 def _standalone(clause: str, m: Message, speakers: list[str]) -> tuple[str | None, str]:
     """The clause with a leading "he" / "she" named, or None and why it cannot stand alone."""
-    said = m.text[:max(0, m.text.find(clause[:24]))] if clause else ""
+    text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
+    said = text[:max(0, text.find(clause[:24]))] if clause else ""
     subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers))
     if subject is None:
         return None, why
-    if subject != "self" and standalone._first_word(clause).lower() in standalone.THIRD:
+    if subject != "self" and standalone.first_word(clause).lower() in standalone.THIRD:
         clause = standalone.name_third_person(clause, subject)
     return clause, ""
 
@@ -131,30 +132,60 @@ def read_episodes(episodes: list[list[Message]],
     return out
 
 
-def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
-                    pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[tuple[str, float] | None]:
-    """For each candidate statement, the prediction line that already holds it (with the
-    similarity), or None when the prediction missed it or got it wrong.
+Held = tuple[str, float] | None      # the prediction line that holds a statement, and its score
 
-    A statement is predicted when one line of the prediction says it, or when the prediction
-    as a whole does: near in meaning to one of its lines, with nearly every word it says found
+
+def prediction_error(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
+                     pred_vecs: np.ndarray,
+                     limits: OfflineThresholds) -> tuple[list[Held], list[str | None]]:
+    """How the prediction fared on each statement: the line that already holds it (or None
+    when the prediction missed it or got it wrong), and, for one it missed, the line it adds a
+    detail to (or None).
+
+    A statement is held when one line of the prediction says it, or when the prediction as a
+    whole does: near in meaning to one of its lines, with nearly every word it says found
     somewhere in the prediction ("went to the conference with her mentor" when one line knows
     the conference and another the mentor). Any contradiction makes it an error to keep.
+
+    A missed statement adds a detail to its nearest line when both are about the same person,
+    near in meaning, sharing what they are about, and not contradicting ("Maya's long run on
+    Sunday was twelve kilometres" beside the predicted "Maya runs three times a week, with a
+    long run on Sundays"): the prediction got that fact partly right, and the error, the
+    missing detail, belongs with the fact.
     """
     if not predicted:
-        return [None] * len(candidates)
+        return [None] * len(candidates), [None] * len(candidates)
     sims = cand_vecs @ pred_vecs.T
     whole = " ".join(predicted)
-    found: list[tuple[str, float] | None] = []
+    held: list[Held] = []
+    adds_to: list[str | None] = []
     for i, text in enumerate(candidates):
         j = int(np.argmax(sims[i]))
-        best = float(sims[i, j])
-        one_line = best >= limits.covered_sim and says_no_more(text, predicted[j], limits.covered_share)
+        line, best = predicted[j], float(sims[i, j])
+        one_line = best >= limits.covered_sim and says_no_more(text, line, limits.covered_share)
         as_whole = best >= limits.covered_whole_sim and \
             says_no_more(text, whole, limits.covered_whole_share)
-        held = (one_line or as_whole) and not any(conflict(text, p) for p in predicted)
-        found.append((predicted[j], best) if held else None)
-    return found
+        if (one_line or as_whole) and not any(conflict(text, p) for p in predicted):
+            held.append((line, best))
+            adds_to.append(None)
+            continue
+        held.append(None)
+        fits = best >= limits.elaborates_sim and same_party(text, line) \
+            and says_no_more(text, line, limits.elaborates_share) and conflict(text, line) is None
+        adds_to.append(line if fits else None)
+    return held, adds_to
+
+
+def prediction_gaps(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
+                    pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[Held]:
+    """For each statement, the prediction line that already holds it, or None."""
+    return prediction_error(candidates, cand_vecs, predicted, pred_vecs, limits)[0]
+
+
+def elaborations(candidates: list[str], cand_vecs: np.ndarray, predicted: list[str],
+                 pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[str | None]:
+    """For each statement the prediction missed, the prediction line it adds a detail to."""
+    return prediction_error(candidates, cand_vecs, predicted, pred_vecs, limits)[1]
 
 
 def says_no_more(statement: str, known: str, share: float = 0.6) -> bool:
@@ -165,12 +196,14 @@ def says_no_more(statement: str, known: str, share: float = 0.6) -> bool:
 
 
 def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, float]],
-                       limits: OfflineThresholds) -> tuple[str, list[int], str]:
+                       limits: OfflineThresholds,
+                       elaborates: str | None = None) -> tuple[str, list[int], str]:
     """(action, 1-based targets, reason) for an insight against its nearest memories.
 
     A contradiction wins over a merge: keeping a fact that no longer holds is the worse error.
     Either touches one memory, the nearest that qualifies: a conflict replaces exactly the
-    statement it contradicts, and a merge adds the detail to the fact it is closest to.
+    statement it contradicts, and a merge adds the detail to the fact it is closest to, or to
+    the fact the prediction held in part (`elaborates`, the text of that memory).
     """
     for idx, (memory, score) in enumerate(candidates, start=1):
         if score < limits.conflict_sim:
@@ -182,6 +215,11 @@ def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, floa
         if score >= limits.duplicate_sim or (score >= limits.merge_sim
                                              and same_subject(insight, memory.text)):
             return "merge", [idx], f"same fact as {memory.id} ({score:.2f})"
+    for idx, (memory, _) in enumerate(candidates, start=1):
+        if elaborates is not None and memory.text == elaborates and \
+                len(words(memory.text)) + len(words(insight)) <= limits.merged_words:
+            return "merge", [idx], f"adds a detail to {memory.id}, the fact the prediction " \
+                                   "held in part"
     best = max((s for _, s in candidates), default=0.0)
     return "new", [], f"nearest memory at {best:.2f}: nothing close enough to merge or contradict"
 

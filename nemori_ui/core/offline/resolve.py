@@ -44,6 +44,9 @@ _CONTRACTIONS = [
     (r"you're|you are", "{n} is"), (r"you've|you have", "{n} has"), (r"you'll", "{n} will"),
     (r"you'd", "{n} would"), (r"you were", "{n} was"),
 ]
+_WE_FORMS = [(re.compile(rf"\b[Ww]e(?:{pat})\b"), verb) for pat, verb in
+             (("'re| are", " are"), ("'ve| have", " have"), ("'ll", " will"), ("'d", " would"))] + \
+    [(re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]urselves)\b"), "")]
 _CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), rep)
                    for pat, rep in _CONTRACTIONS]
 _WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(_ADVERBS)) +
@@ -152,11 +155,8 @@ def resolve_pronouns(text: str, speaker: str, addressee: str | None) -> str:
     text = re.sub(r"\b(?:[Mm]y|[Mm]ine)\b", f"{speaker}'s", text)
     text = re.sub(r"\b(?:[Mm]e|[Mm]yself)\b", speaker, text)
     # "we" includes the speaker and people the statement does not name
-    text = re.sub(r"\b[Ww]e(?:'re| are)\b", f"{speaker} and others are", text)
-    text = re.sub(r"\b[Ww]e(?:'ve| have)\b", f"{speaker} and others have", text)
-    text = re.sub(r"\b[Ww]e'll\b", f"{speaker} and others will", text)
-    text = re.sub(r"\b[Ww]e'd\b", f"{speaker} and others would", text)
-    text = re.sub(r"\b(?:[Ww]e|[Uu]s|[Oo]urselves)\b", f"{speaker} and others", text)
+    for pattern, verb in _WE_FORMS:
+        text = pattern.sub(f"{speaker} and others{verb}", text)
     text = re.sub(r"\b(?:[Oo]ur|[Oo]urs)\b", f"{speaker}'s", text)
     if addressee:
         text = re.sub(r"\b(?:[Yy]our|[Yy]ours)\b", f"{addressee}'s", text)

@@ -47,7 +47,7 @@ _KIN = re.compile(r"\b(?:my|our)\s+((?:[a-z]+\s+)?(?:sister|brother|mum|mom|moth
                   r"neighbour|neighbor|kid|child|baby|dog|cat|puppy|kitten))\s+([A-Z][a-z]+)")
 
 
-def _first_word(clause: str) -> str:
+def first_word(clause: str) -> str:
     found = words(clause)
     return found[0] if found else ""
 
@@ -97,7 +97,7 @@ def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | N
     `earlier`: third parties named before this clause in the same message, for "he" / "she".
     A third-person subject is replaced in the clause by the caller with the returned name.
     """
-    first = _first_word(clause)
+    first = first_word(clause)
     low = first.lower().replace("’", "'")
     if not first:
         return None, "no words"
@@ -136,7 +136,7 @@ def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | N
 
 def name_third_person(clause: str, name: str) -> str:
     """Put the name a leading "he" / "she" / "his" / "her" stands for in its place."""
-    first = _first_word(clause)
+    first = first_word(clause)
     low = first.lower().replace("’", "'")
     if low in ("his", "her", "their"):
         rep = f"{name}'s"

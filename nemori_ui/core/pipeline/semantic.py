@@ -114,7 +114,7 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
     elif not candidates:
         payload.skipped = "no existing memory to compare with"
     else:
-        directive = decider.consolidate(insight.text, candidates)
+        directive = decider.consolidate(insight.text, candidates, insight.elaborates)
         call_ids = directive.call_ids
         payload.reason, payload.fallback = directive.reason, directive.fallback
         valid = sorted({t for t in directive.targets if 1 <= t <= len(candidates)})

@@ -106,8 +106,8 @@ class LLMDecider:
             return self._offline(result, lambda: self.fallback.distill_direct(messages))
         return self._insights(result, messages)
 
-    def consolidate(self, insight: str,
-                    candidates: list[tuple[SemanticMemory, float]]) -> ConsolidationDecision:
+    def consolidate(self, insight: str, candidates: list[tuple[SemanticMemory, float]],
+                    elaborates: str | None = None) -> ConsolidationDecision:
         duplicate = exact_duplicate(insight, candidates)
         if duplicate is not None:
             # a model has called a word-for-word copy "new": no model is asked about one
@@ -119,7 +119,8 @@ class LLMDecider:
         result = self._ask(consolidate, consolidate.render(insight, existing, self.preset),
                            consolidate.ConsolidateReply)
         if not result.ok:
-            return self._offline(result, lambda: self.fallback.consolidate(insight, candidates))
+            return self._offline(result, lambda: self.fallback.consolidate(insight, candidates,
+                                                                           elaborates))
         reply = result.value
         merged = (reply.merged_text or "").strip() or None
         # targets pass through unfiltered: the stage repairs invalid ones and records it
