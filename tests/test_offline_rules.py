@@ -101,10 +101,28 @@ def test_statements_replace_relative_dates_and_narratives_annotate_them():
     ("I can't wait!", "idiom"),
     ("Totally.", "greeting"),
     ("So cool", "too little"),
+    ("I'm off to grab a shower before dinner.", "taking leave"),
+    ("I've got some boxes to pack.", "taking leave"),
+    ("I have to run now!", "taking leave"),
 ])
 def test_rules_decide_talk_without_a_model(line, reason):
     decision = rule(line)
     assert decision is not None and decision.kind == PHATIC_KIND and reason in decision.reason
+
+
+@pytest.mark.parametrize("line", ["I'm off to Lyon on 3 June for a course.",
+                                  "I have to go to Glasgow for the trial next week.",
+                                  "I'm off work every Friday.",
+                                  "I've got two exams to sit in May."])
+def test_a_plan_is_not_read_as_taking_leave(line):
+    decision = rule(line)
+    assert decision is None or "leave" not in decision.reason
+
+
+def test_no_way_that_opens_a_clause_keeps_its_negation():
+    # "No way we're hiring anyone this year" says the opposite of "we're hiring anyone"
+    assert strip_openers("No way we're hiring anyone this year", []).lower().startswith("no way")
+    assert strip_openers("No way! I passed the bar exam", []) == "I passed the bar exam"
 
 
 @pytest.fixture(scope="module")

@@ -59,4 +59,7 @@ def test_we_and_our_include_the_speaker():
 
 def test_an_idiom_that_is_the_clause_verb_is_talk_and_no_way_is_an_opener():
     assert rule("I can't wait for the day we stop using the old printer").kind == "phatic"
-    assert strip_openers("No way we're doing this without a map", SPEAKERS).startswith("We're")
+    assert strip_openers("No way, we're doing this without a map", SPEAKERS).startswith("We're")
+    # without the pause it negates the clause: kept, and then talk, never its opposite
+    kept = strip_openers("No way we're doing this without a map", SPEAKERS)
+    assert kept.startswith("No way") and rule(kept).kind == "phatic"

@@ -34,6 +34,12 @@ IDIOMS = re.compile(
     r"take care|well deserved|lucky you|sounds (like )?(a )?(good|great|solid|fun|amazing)|"
     r"you'll be (great|fine)|glad to hear|happy for you|proud of you|here for you|keep it up|"
     r"you got this|you've got this|means a lot|means the world)\b", re.I)
+# the speaker taking leave: "I'm off to nap before my shift", "I've got boxes to pack"
+LEAVING = re.compile(
+    r"^(?:(?:I'm|I am) off\b(?! (?:work|sick|on)\b)|(?:I've|I have|I) got (?:\w+ ){1,3}to (?:pack|"
+    r"do|finish|sort|catch|cook|clean|mark|grade|write)\b|(?:I|I've) (?:gotta|got to|have to|"
+    r"need to|must) (?:go|run|dash|fly|head off|get going|get back|sleep|crash)(?: now| soon)?"
+    r"[\s,!.]*$)", re.I)
 SPECIFIC = re.compile(r"\b(?!I\b)[A-Z][a-z]+|\d|\b(one|two|three|four|five|six|seven|eight|"
                       r"nine|ten|twelve|twenty|hundred)\b")
 SPECIFIC_BONUS = 0.06
@@ -64,6 +70,9 @@ def rule(clause: str) -> LineDecision | None:
         # an idiom that is the clause's own verb ("I can't wait for ...") says how the speaker
         # feels, not what holds
         return LineDecision(PHATIC_KIND, f"idiom '{idiom.group(0)}'", 1.0)
+    if LEAVING.match(stripped) and not SPECIFIC.search(stripped[1:]):
+        # "I'm off to Japan in May" is a plan; "I'm off to nap" is goodbye
+        return LineDecision(PHATIC_KIND, "the speaker taking leave", 1.0)
     if n_words < 4 or n_content < 2:
         return LineDecision(PHATIC_KIND, "too little content to state a fact", 1.0)
     return None

@@ -16,7 +16,7 @@ _CLAUSE_JOIN = re.compile(
     r"\s*(?:;|\s[-–—]\s|,\s*(?:but|so|and|because|though|although|while)?\s*(?=" + _SUBJECTS +
     r")|\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|she|he|they)\b))\s*")
 _OPENER = re.compile(
-    r"^(?:(?:no way|oh|ah|wow|yes|yeah|yep|no|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
+    r"^(?:(?:no way(?=\s*[,!.:;-])|oh|ah|wow|yes|yeah|yep|no(?! way\b)|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
     r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|right|indeed|true|also|plus|and|but|"
     r"by the way|btw|you know|i mean|to be honest|thanks|thank you|aw|aww|omg|cool|nice|great|"
     r"awesome|sounds good|good|fun|exactly|agreed|same|perfect|then|alright|all right|ha|hah|"
