@@ -1,7 +1,7 @@
 """Evidence per context token: Nemori's retrieval against plain message retrieval.
 
     python benchmarks/bench_evidence_tokens.py [--file F] [--conversations conv-26,conv-30]
-                                               [--k 10]
+                                               [--k 10] [--episode-match narrative]
 
 For every LoCoMo question (categories 1-4) Nemori's context (k narratives, 2k memories, the raw
 messages of the top r episodes) is built from the offline default memory, and its share of the
@@ -61,11 +61,13 @@ def main() -> None:
     ap.add_argument("--file", default=str(LOCOMO))
     ap.add_argument("--conversations", default="conv-26,conv-30")
     ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--episode-match", choices=["narrative+messages", "narrative"],
+                    default="narrative+messages")
     args = ap.parse_args()
     transcript = load_transcript(args.file)
     wanted = args.conversations.split(",")
     store = open_store(tempfile.mkdtemp(prefix="nemori-evidence-"))
-    config = PipelineConfig()
+    config = PipelineConfig(episode_match=args.episode_match)
     run = evaluate(store, transcript, config,
                    EvalOptions(conversations=wanted, k=args.k), source=args.file)
     rows = [r for r in results.load_questions(store, run.id) if r.evidence_share is not None]
@@ -79,7 +81,7 @@ def main() -> None:
             by_cat[r.category].append((r.evidence_share, r.evidence_share_episodes or 0.0, plain,
                                        r.context_tokens))
     print(f"evidence share at equal context tokens, {', '.join(wanted)} (k = {args.k}, "
-          f"τ = {config.tau:g}, offline engine)")
+          f"τ = {config.tau:g}, offline engine, episodes by {config.episode_match})")
     print(f"{'category':<14}{'n':>5}{'tokens':>8}{'Nemori':>9}{'episodes':>10}{'messages':>10}"
           f"{'ratio':>8}{'ratio ep':>10}")
     every = []

@@ -8,6 +8,7 @@ from nemori_ui.core.clients import build_clients
 from nemori_ui.core.llm.redact import strip_url_credentials
 from nemori_ui.core.offline import OFFLINE_LABEL
 from nemori_ui.core.projection import pca_project, point_vectors, points_frame
+from nemori_ui.core.episode_lines import attach_lines
 from nemori_ui.core.retrieval import answer_question
 from nemori_ui.core.store import call_log
 from nemori_ui.ui.layout import page_setup
@@ -34,6 +35,8 @@ def answer(data, state, question: str, ablation: dict) -> dict:
     base_url = raw if raw and strip_url_credentials(raw) == config.base_url else None
     clients = build_clients(config, get_store(), api_key=st.session_state.api_key or None,
                             secrets=secrets(), base_url=base_url)
+    # the shared memory gets its lines once (embedded when the run was built: cache hits)
+    attach_lines(state, data.message_by_id, clients.embedder, config)
     out = answer_question(question, clients.decider, clients.embedder, state,
                           data.message_by_id, config, run_id=data.run_id, **ablation)
     # embedded once more (a cache hit) to place the question on the map

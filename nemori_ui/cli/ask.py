@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from ..core.clients import build_clients
-from ..core.retrieval import answer_question, load_state
-from ..core.store import records, runs
+from ..core.retrieval import answer_question, load_memory
+from ..core.store import runs
 from .common import add_home, print_json, store_from
 
 
@@ -31,8 +31,7 @@ def run(args) -> int:
     config = runs.get_run(store, args.run_id).config
     clients = build_clients(config, store, notice=lambda text: print(f"note: {text}",
                                                                       file=sys.stderr))
-    state = load_state(store, args.run_id, clients.embedder.dim)
-    messages = {m.id: m for m in records.load_messages(store, args.run_id)}
+    state, messages = load_memory(store, args.run_id, clients.embedder, config)
     out = answer_question(args.question, clients.decider, clients.embedder, state, messages,
                           config, run_id=args.run_id)
     answer, found = out.answer, out.found

@@ -23,6 +23,13 @@ def store_from(args):
 _OPTION_OF = {"timeout_s": "--timeout", "retry_budget_s": "--retry-budget"}
 
 
+def add_episode_match(p) -> None:
+    p.add_argument("--episode-match", choices=["narrative+messages", "narrative"],
+                   default="narrative+messages",
+                   help="how answers rank episodes: by narrative and best message (default), or "
+                        "by narrative alone as the paper does (§3.4)")
+
+
 def make_config(**settings) -> PipelineConfig:
     """PipelineConfig from command-line settings; a value out of range names its option."""
     try:

@@ -13,12 +13,17 @@ EmbedderName = Literal["minilm", "openai"]
 Variant = Literal["nemori", "nemori-s"]
 Management = Literal["native", "naive", "summary"]
 IndexKind = Literal["flat", "hnsw", "ivf"]
+# how answers rank episodes: by narrative (§3.4), or by narrative and best message
+EpisodeMatch = Literal["narrative", "narrative+messages"]
 PromptPreset = Literal["paper", "strict"]
 # "preset": the preset's own policy (paper leaves dates out of insights, strict keeps dated
 # events with absolute dates); "keep" / "exclude" override it for either preset.
 DistillDates = Literal["preset", "keep", "exclude"]
 # Settings of how calls are made, not of what they decide: they stay out of the fingerprint.
 _TRANSPORT = {"concurrency", "timeout_s", "attempts", "retry_budget_s"}
+# How answers search the memory, not what a run stores; left out so that runs stored before
+# the setting existed keep their fingerprint and still resume.
+_NOT_STORED = {"episode_match"}
 
 
 class OfflineThresholds(BaseModel):
@@ -81,6 +86,7 @@ class PipelineConfig(BaseModel):
     retry_budget_s: float = Field(90.0, gt=0, le=7200)  # no new attempt after this long
     structured_output: Literal["json_schema", "json_object"] = "json_schema"
     index: IndexKind = "flat"                      # FAISS: exact, or approximate (hnsw, ivf)
+    episode_match: EpisodeMatch = "narrative+messages"   # answers: how episodes are ranked
     offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
 
     @model_validator(mode="after")
@@ -103,5 +109,5 @@ class PipelineConfig(BaseModel):
 
     def fingerprint(self) -> str:
         """Stable hash of everything that can change a run's outcome."""
-        data = self.model_dump(exclude=_TRANSPORT)
+        data = self.model_dump(exclude=_TRANSPORT | _NOT_STORED)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]

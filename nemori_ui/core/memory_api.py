@@ -20,7 +20,7 @@ from .models import Conversation, Message
 from .pipeline.append import add_messages, renumber
 from .pipeline.runner import Progress, run_windows
 from .pipeline.windows import pending_count
-from .retrieval import Answered, Retrieval, answer_question, load_state, retrieve
+from .retrieval import Answered, Retrieval, answer_question, load_memory, retrieve
 from .store import appends, open_store, records, runs
 
 
@@ -147,8 +147,8 @@ class Memory:
         info = runs.get_run(self.store, self.run_id)
         key = (info.windows_done, info.updated_at)
         if self._state_at != key:
-            self._state = (load_state(self.store, self.run_id, self.clients.embedder.dim),
-                           {x.id: x for x in records.load_messages(self.store, self.run_id)})
+            self._state = load_memory(self.store, self.run_id, self.clients.embedder,
+                                      runs.config_of(self.store, self.run_id))
             self._state_at = key
         return self._state
 

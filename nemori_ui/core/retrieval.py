@@ -10,6 +10,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from .config import PipelineConfig
+from .episode_lines import attach_lines, find_episodes
 from .llm.sink import call_context
 from .llm.tokens import estimate_tokens
 from .models import Message
@@ -54,6 +55,15 @@ def load_state(store: Store, run_id: str, dim: int) -> MemoryState:
                                index_kind=runs.config_of(store, run_id).index)
 
 
+def load_memory(store: Store, run_id: str, embedder,
+                config: PipelineConfig) -> tuple[MemoryState, dict[str, Message]]:
+    """A run's memory and messages, ready to answer from with `config`'s episode matching."""
+    state = load_state(store, run_id, embedder.dim)
+    messages = {m.id: m for m in records.load_messages(store, run_id)}
+    attach_lines(state, messages, embedder, config)
+    return state, messages
+
+
 def retrieve(question: str, question_vec: np.ndarray, state: MemoryState,
              messages: dict[str, Message], config: PipelineConfig, *, episodic: bool = True,
              semantic: bool = True, raw: bool = True, stamped: bool | None = None,
@@ -61,7 +71,7 @@ def retrieve(question: str, question_vec: np.ndarray, state: MemoryState,
     """Top-k narratives, top-m memories (m = 2k unless given) and the raw messages of the
     top-r episodes."""
     stamped = stamped_context(config) if stamped is None else stamped
-    eps = state.search_episodes(question_vec, config.k) if episodic or raw else []
+    eps = find_episodes(state, question_vec, config.k) if episodic or raw else []
     mems = state.search_memories(question_vec, m or config.m) if semantic else []
     episode_rows = [{"id": e.id, "score": round(s, 4), "cue": e.cue, "narrative": e.narrative,
                      "time": stamp(e.start)} for e, s in eps]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..config import PipelineConfig
+from ..episode_lines import find_episodes
 from ..models import Message, SemanticMemory
 from ..pipeline.state import MemoryState
 from ..prompts.render import stamp
@@ -124,7 +125,7 @@ class NemoriRetriever:
         if v.index == "P":
             hits = [(self.state.episodes[i], s) for i, s in self.raw_index.search(vec, k)]
         else:
-            hits = self.state.search_episodes(vec, k)
+            hits = find_episodes(self.state, vec, k)
         episode_rows = [{"id": e.id, "score": round(s, 4), "cue": e.cue,
                          "narrative": e.narrative, "time": stamp(e.start)} for e, s in hits]
         with_raw = hits if v.content == "P" else hits[:self.config.r] if v.raw else []

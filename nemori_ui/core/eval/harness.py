@@ -23,7 +23,7 @@ from ..offline import OFFLINE_LABEL
 from ..llm.sink import call_context
 from ..llm.usage import COUNT_KEYS, count_calls
 from ..pipeline.runner import run_windows, start_run
-from ..retrieval import load_state
+from ..retrieval import load_memory
 from ..store import Store, call_log, records, runs
 from . import qa, results
 from .ablations import NemoriRetriever, build_config, variant
@@ -34,7 +34,7 @@ from .judge import DEFAULT_JUDGE_MODEL, build_judge
 from .metrics import bleu1, f1
 
 OFFLINE_JUDGE_NOTE = "skipped: the offline engine has no LLM to judge with"
-_RETRIEVAL_ONLY = ("k", "r", "answer_temperature", "concurrency")
+_RETRIEVAL_ONLY = ("k", "r", "answer_temperature", "concurrency", "episode_match")
 
 
 class EvalOptions(BaseModel):
@@ -219,8 +219,7 @@ def evaluate_conversation(store: Store, conv: Conversation, found: qa.ItemSet, v
 
 
 def _retriever(store: Store, run_id: str, v, config: PipelineConfig, embedder):
-    state = load_state(store, run_id, embedder.dim)
-    messages = {m.id: m for m in records.load_messages(store, run_id)}
+    state, messages = load_memory(store, run_id, embedder, config)
     return NemoriRetriever(v, state, messages, config, embedder)
 
 

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..embed import Embedder
+from ..episode_lines import line_text
 from ..models import Episode, Message, RawEpisode
 from ..stage_events import EpisodeCandidate, EpisodeText, IntegratePayload, PartitionPayload
 from .bundle import StageClients
@@ -92,7 +93,11 @@ def narrate_raws(c: StageClients, raws: list[RawEpisode]) -> list[NarrationDecis
 
 
 def build_episode(c: StageClients, raw: RawEpisode, decision: NarrationDecision) -> Episode:
-    stamps = [m.timestamp for m in c.messages(raw.message_ids) if m.timestamp]
+    said = c.messages(raw.message_ids)
+    if c.config.episode_match == "narrative+messages":
+        # embedded now, into the run's vector cache, so answering finds every line there
+        c.embedder.embed([line_text(m) for m in said])
+    stamps = [m.timestamp for m in said if m.timestamp]
     return Episode(id=c.state.next_episode_id(), cue=decision.cue, narrative=decision.narrative,
                    message_ids=list(raw.message_ids), window=raw.window,
                    start=min(stamps) if stamps else None, end=max(stamps) if stamps else None,

@@ -22,6 +22,9 @@ class MemoryState:
         self.memory_index = VectorStore(dim, kind=index_kind)
         self._dirty_episodes: set[str] = set()
         self._dirty_memories: set[str] = set()
+        # the episodes' messages as vectors, attached when the memory is loaded for answering
+        # (`episode_lines.attach_lines`); a memory being built never has them
+        self.lines = None
 
     @classmethod
     def restore(cls, dim: int, episodes: list[Episode], memories: list[SemanticMemory],

@@ -9,8 +9,9 @@ from __future__ import annotations
 from ..eval import qa
 from ..eval.evidence import all_found, evidence_found
 from ..models import Conversation
-from ..retrieval import load_state
-from ..store import Store
+from ..episode_lines import find_episodes
+from ..retrieval import load_memory
+from ..store import Store, runs
 
 
 def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: int = 10) -> dict | None:
@@ -20,11 +21,11 @@ def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: 
     items = [i for i in qa.locomo_items(conv).items if i.checkable]
     if not items:
         return None
-    state = load_state(store, run_id, embedder.dim)
+    state, _ = load_memory(store, run_id, embedder, runs.config_of(store, run_id))
     vectors = embedder.embed([i.question for i in items])
     found = 0
     for item, vector in zip(items, vectors):
-        held = {mid for episode, _ in state.search_episodes(vector, k) for mid in episode.message_ids}
+        held = {mid for episode, _ in find_episodes(state, vector, k) for mid in episode.message_ids}
         # credited as the evaluation credits a question's evidence (episodes only here)
         marks = evidence_found([e.message_id for e in item.evidence], held, set())
         found += all_found(marks, "in_episodes")

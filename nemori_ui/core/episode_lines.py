@@ -1,0 +1,71 @@
+"""Episodes found by their best line as well as by their narrative, when answering.
+
+A narrative is one vector for a whole episode, so a question about one detail of a long
+episode meets it diluted by everything else the episode held; a message of the episode that
+says the detail meets it at full strength. With `episode_match = "narrative+messages"` an
+episode's score for a question is the mean of its narrative's similarity and that of its most
+similar message ("Speaker: text", as the raw context shows it), the way parent-document
+retrieval scores a document by its best passage. The paper (§3.4) ranks by narrative alone:
+`episode_match = "narrative"` does that, and integration always does.
+
+The per-episode maximum needs every line's score, so the lines are one matrix searched with
+a single product (the same arithmetic as an exact FAISS index, without a k to choose).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .models import Episode, Message
+from .pipeline.state import MemoryState
+
+
+def line_text(m: Message) -> str:
+    return f"{m.speaker}: {m.text}"
+
+
+class EpisodeLines:
+    """The messages of a memory's active episodes as vectors, each knowing its episode."""
+
+    def __init__(self, state: MemoryState, messages: dict[str, Message], embedder):
+        episodes = [e for e in state.active_episodes() if e.embedding is not None]
+        owners, texts = [], []
+        for e in episodes:
+            for mid in e.message_ids:
+                if mid in messages:
+                    owners.append(e.id)
+                    texts.append(line_text(messages[mid]))
+        self.episode_ids = list(dict.fromkeys(owners))
+        at = {eid: i for i, eid in enumerate(self.episode_ids)}
+        self._owner = np.asarray([at[o] for o in owners], dtype=np.int64)
+        self._vectors = embedder.embed(texts) if texts else np.zeros((0, state.dim), np.float32)
+
+    def best(self, vector: np.ndarray) -> dict[str, float]:
+        """Each episode's most similar line to `vector`."""
+        if not len(self._vectors):
+            return {}
+        q = np.asarray(vector, dtype=np.float32)
+        scores = self._vectors @ (q / (np.linalg.norm(q) or 1.0))
+        top = np.full(len(self.episode_ids), -np.inf, dtype=np.float32)
+        np.maximum.at(top, self._owner, scores)
+        return dict(zip(self.episode_ids, top.tolist()))
+
+
+def attach_lines(state: MemoryState, messages: dict[str, Message], embedder, config) -> None:
+    """Give a memory loaded for answering its lines, when the settings match by them."""
+    if config.episode_match == "narrative+messages" and state.lines is None:
+        state.lines = EpisodeLines(state, messages, embedder)
+
+
+def find_episodes(state: MemoryState, vector: np.ndarray, k: int) -> list[tuple[Episode, float]]:
+    """The top-k episodes for a question: by narrative, or by narrative and best line when the
+    memory has its lines attached."""
+    lines = state.lines
+    if lines is None:
+        return state.search_episodes(vector, k)
+    # every episode the run's index returns is a candidate (all of them, for an exact index)
+    every = state.search_episodes(vector, max(k, len(state.episode_index)))
+    best = lines.best(vector)
+    scored = [(e, (s + best[e.id]) / 2 if e.id in best else s) for e, s in every]
+    scored.sort(key=lambda pair: (-pair[1], pair[0].id))
+    return scored[:k]
