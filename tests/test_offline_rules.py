@@ -110,8 +110,7 @@ def test_rules_decide_talk_without_a_model(line, reason):
     assert decision is not None and decision.kind == PHATIC_KIND and reason in decision.reason
 
 
-@pytest.mark.parametrize("line", ["I'm off to Lyon on 3 June for a course.",
-                                  "I have to go to Glasgow for the trial next week.",
+@pytest.mark.parametrize("line", ["I have to go to Glasgow for the trial next week.",
                                   "I'm off work every Friday.",
                                   "I've got two exams to sit in May."])
 def test_a_plan_is_not_read_as_taking_leave(line):

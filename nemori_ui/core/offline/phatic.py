@@ -70,8 +70,8 @@ def rule(clause: str) -> LineDecision | None:
         # an idiom that is the clause's own verb ("I can't wait for ...") says how the speaker
         # feels, not what holds
         return LineDecision(PHATIC_KIND, f"idiom '{idiom.group(0)}'", 1.0)
-    if LEAVING.match(stripped) and not SPECIFIC.search(stripped[1:]):
-        # "I'm off to Japan in May" is a plan; "I'm off to nap" is goodbye
+    if LEAVING.match(stripped):
+        # precision first: "I'm off to Lyon on Monday" is lost with "I'm off to nap"
         return LineDecision(PHATIC_KIND, "the speaker taking leave", 1.0)
     if n_words < 4 or n_content < 2:
         return LineDecision(PHATIC_KIND, "too little content to state a fact", 1.0)
