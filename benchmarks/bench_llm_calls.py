@@ -1,7 +1,8 @@
 """LLM calls and tokens per prompt for one conversation, through the real pipeline and SDK.
 
     python benchmarks/bench_llm_calls.py [--conv conv-30] [--embedder minilm|hash] [--window 20]
-                                         [--tau 0.70] [--variant nemori|nemori-s] [--group 4]
+                                         [--tau T] [--variant nemori|nemori-s] [--group 6]
+                                         [--consolidation gated|always|off]
 
 The model is the local OpenAI-compatible test server answering with the deterministic test
 responder, so no real model is involved: reply lengths (output tokens) and the decisions are
@@ -26,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a sourc
 from tokenizers import Tokenizer  # noqa: E402
 
 from nemori_ui.core.clients import build_clients  # noqa: E402
-from nemori_ui.core.config import PipelineConfig  # noqa: E402
+from nemori_ui.core.config import PipelineConfig, default_tau  # noqa: E402
 from nemori_ui.core.embed.minilm import TOKENIZER_PATH  # noqa: E402
 from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
 from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
@@ -68,7 +69,7 @@ def hash_embedder():
 def measure(args) -> tuple[dict, dict, float, int]:
     conv = load_transcript(args.data).conversation(args.conv)
     config = PipelineConfig(backend="openai", model="test-model", window=args.window,
-                            tau=args.tau, variant=args.variant)
+                            tau=args.tau, variant=args.variant, consolidation=args.consolidation)
     embedder = hash_embedder() if args.embedder == "hash" else None
     llm_responder.GROUP = args.group
     with tempfile.TemporaryDirectory() as home, OpenAIServer() as server:
@@ -100,7 +101,7 @@ def pct(part: float, whole: float) -> str:
 
 def report(usage: dict, est: dict, seconds: float, n_messages: int, args) -> None:
     print(f"{args.conv}: {n_messages} messages, w={args.window}, tau={args.tau}, "
-          f"variant={args.variant}, embedder={args.embedder}, responder episodes of "
+          f"consolidation={args.consolidation}, variant={args.variant}, embedder={args.embedder}, responder episodes of "
           f"{args.group} messages; pipeline {seconds:.1f} s\n")
     head = (f"{'prompt':<15}{'stage':<12}{'calls':>6}{'req':>6}{'in ~chars/4':>13}"
             f"{'in wordpiece':>14}{'out (server)':>14}{'in/call':>9}{'sys/call':>10}")
@@ -144,10 +145,14 @@ def main() -> None:
     ap.add_argument("--conv", default="conv-30")
     ap.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
     ap.add_argument("--window", type=int, default=20)
-    ap.add_argument("--tau", type=float, default=0.70)
+    ap.add_argument("--tau", type=float, default=None,
+                    help="τ (default: the embedder's, as the product uses)")
+    ap.add_argument("--consolidation", choices=["gated", "always", "off"], default="gated")
     ap.add_argument("--variant", choices=["nemori", "nemori-s"], default="nemori")
-    ap.add_argument("--group", type=int, default=llm_responder.GROUP)
+    ap.add_argument("--group", type=int, default=6, help="messages per episode (default 6)")
     args = ap.parse_args()
+    if args.tau is None:
+        args.tau = default_tau(args.embedder if args.embedder == "minilm" else "hash")
     report(*measure(args), args)
 
 

@@ -176,7 +176,8 @@ def _consolidate(action, targets, merged=None, management="native"):
     ep = _episode(state, emb, m, {x.id: x for x in m})
     decider, log = ScriptedDecider(), EventLog(0, 0)
     decider.enqueue("consolidate", ConsolidationDecision(action=action, targets=targets, merged_text=merged))
-    consolidate(kit(decider, log, emb, state, management=management), ep,
+    # the decision as the decider gives it, whatever the gate would have skipped
+    consolidate(kit(decider, log, emb, state, management=management, consolidation="always"), ep,
                 [Insight(text="maya drinks green tea now", source_message_ids=["m0001"])])
     return state, old, other, log
 

@@ -23,6 +23,19 @@ def store_from(args):
 _OPTION_OF = {"timeout_s": "--timeout", "retry_budget_s": "--retry-budget"}
 
 
+def add_consolidation(p) -> None:
+    p.add_argument("--consolidation", choices=["gated", "always", "off"], default="gated",
+                   help="gated (default): a call only for an insight with a stored memory above "
+                        "the gate; always: a call for every insight; off: every statement "
+                        "stored, as the v1 code")
+    p.add_argument("--consolidation-gate", type=float, default=None,
+                   help="the gate's similarity (default: the embedder's; 0.60 MiniLM)")
+
+
+def consolidation_settings(args) -> dict:
+    return {"consolidation": args.consolidation, "consolidation_gate": args.consolidation_gate}
+
+
 def add_episode_match(p) -> None:
     p.add_argument("--episode-match", choices=["narrative+messages", "narrative"],
                    default="narrative+messages",

@@ -33,6 +33,12 @@ PAGES = [
 ]
 
 
+def consolidation_label(config) -> str:
+    if config.consolidation == "gated":
+        return f"consolidation gated at {config.consolidation_gate:g}"
+    return f"consolidation {config.consolidation}"
+
+
 def navigation_pages() -> dict[str, list]:
     sections: dict[str, list] = {}
     for i, (path, title, icon, section) in enumerate(PAGES):
@@ -81,7 +87,8 @@ def sidebar() -> None:
             f" ({info.status})" if info.status != "done" else "") + "  \n"
                    f"Decided by: **{md_escape(engine)}**  \n"
                    f"τ = {info.config.tau:g} · w = {info.config.window} · "
-                   f"{info.config.variant} · {info.config.management}")
+                   f"{info.config.variant} · {info.config.management} · "
+                   f"{consolidation_label(info.config)}")
         note = health(info).describe()
         if note:
             st.warning(md_escape(f"{note[0].upper()}{note[1:]}."))

@@ -105,11 +105,18 @@ def settings() -> PipelineConfig:
                              index=["nemori", "nemori-s"].index(saved.variant))
     management = c[3].selectbox("Management", ["native", "naive", "summary"],
                                 index=["native", "naive", "summary"].index(saved.management))
+    ways = ["gated", "always", "off"]
+    consolidation = st.selectbox(
+        "Consolidation", ways, index=ways.index(saved.consolidation),
+        help="gated: a consolidation call only for an insight with a stored memory above the "
+             "embedder's gate (the rest are new, no call); always: a call for every insight; "
+             "off: every statement stored, no call (the v1 code)")
     # the URL's user:password (if any) is used for the connection, never stored
     st.session_state.base_url_raw = base_url
     config = PipelineConfig(backend=backend, model=model, base_url=strip_url_credentials(base_url),
                             embedder=embedder, window=window, tau=tau, k_e=k_e, k_s=k_s,
-                            k_m=k_m, k=k, variant=variant, management=management, **calls)
+                            k_m=k_m, k=k, variant=variant, management=management,
+                            consolidation=consolidation, **calls)
     st.session_state.config = config.model_dump()
     return config
 

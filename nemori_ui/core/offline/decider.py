@@ -19,6 +19,9 @@ OFFLINE_LABEL = "offline engine, no LLM"
 
 class OfflineDecider:
     label = OFFLINE_LABEL
+    # its decisions cost nothing, and its own similarity bounds (conflict_sim, merge_sim) say
+    # which candidates it weighs: the consolidation gate, which saves calls, does not apply
+    makes_calls = False
 
     def __init__(self, embedder, limits: OfflineThresholds | None = None):
         self.embedder = embedder

@@ -111,8 +111,15 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
     action, targets, text = "new", [], insight.text
     if config.management == "naive":
         payload.skipped = "naive management appends every insight"
+    elif config.consolidation == "off":
+        payload.skipped = "consolidation off: every statement is stored, as in the v1 code"
     elif not candidates:
         payload.skipped = "no existing memory to compare with"
+    elif config.consolidation == "gated" and getattr(decider, "makes_calls", True) \
+            and candidates[0][1] < config.consolidation_gate:
+        # retrieval first (§3.3.3): with nothing stored near it, an insight can only be new
+        payload.skipped = f"no memory above the consolidation gate {config.consolidation_gate:g}" \
+                          f" (nearest {candidates[0][1]:.2f}): stored as new without a call"
     else:
         directive = decider.consolidate(insight.text, candidates, insight.elaborates)
         call_ids = directive.call_ids
