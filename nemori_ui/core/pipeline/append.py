@@ -60,9 +60,10 @@ class Appended(BaseModel):
             return []
         where = f"{self.held.run_ids()}, {self.held.part}"
         if self.record is None and self.continued:
-            what = f"append {self.held.seq}" if self.held.seq else "the run"
-            return [f"continuing {what} of these messages to run {run_id}, which was "
-                    f"interrupted: it holds them already ({where}), none is added again"]
+            what = (f"append {self.held.seq} of these messages to run {run_id}"
+                    if self.held.seq else f"run {run_id}")
+            return [f"continuing {what}, which was interrupted: it holds these messages "
+                    f"already ({where}), none is added again"]
         if self.record is None:
             return [f"run {run_id} already holds the {self.held.count} messages of {source} "
                     f"({where}): nothing appended"]
