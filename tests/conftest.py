@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -23,11 +24,26 @@ def isolated_home(tmp_path, monkeypatch):
     return home
 
 
+def in_ci() -> bool:
+    """CI says so in the environment (`.ci/run` sets CI=true, as CI services do)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def require_locomo(path: Path = LOCOMO) -> Path:
+    """The LoCoMo dev file. Missing, the test is skipped on a developer's machine but fails
+    under CI, where a skip would hide that the tests reading LoCoMo never ran."""
+    if path.exists():
+        return path
+    why = (f"LoCoMo data not found at {path} (the tests read ../shared/data/locomo/ beside "
+           "the repository)")
+    if in_ci():
+        pytest.fail(f"{why}; CI must provide it", pytrace=False)
+    pytest.skip(why)
+
+
 @pytest.fixture(scope="session")
 def locomo_path() -> Path:
-    if not LOCOMO.exists():
-        pytest.skip(f"LoCoMo data not found at {LOCOMO}")
-    return LOCOMO
+    return require_locomo()
 
 
 def run_sample(store, **settings) -> str:

@@ -13,7 +13,7 @@ from nemori_ui.core.store import open_store, records
 from nemori_ui.core.store.runs import get_run, list_runs
 from tests.browser_app import (RUN_HEADING, SHOTS, app_server, heading, need_chromium,
                                open_browser, open_home, open_nav, settle, wait_for)
-from tests.conftest import LOCOMO
+from tests.conftest import LOCOMO, require_locomo
 
 RUN_S = 400          # conv-30 with the offline engine on a busy 2-core machine, with room
 
@@ -42,8 +42,7 @@ def one_episode_per_message(home: Path, run_id: str) -> None:
 
 def test_a_run_outlives_its_page_and_its_server(tmp_path):
     need_chromium()
-    if not LOCOMO.exists():
-        pytest.skip(f"LoCoMo data not found at {LOCOMO}")
+    require_locomo()
     home, log = tmp_path / "home", tmp_path / "streamlit.log"
     with open_browser(failure_shot="jobs-failure.png") as page:
         with app_server(home, log) as (url, proc):

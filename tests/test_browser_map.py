@@ -19,7 +19,7 @@ from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.views.run_data import load_run_data
 from tests.browser_app import (SHOTS, app_server, need_chromium, open_browser, open_home,
                                open_nav, settle)
-from tests.conftest import LOCOMO
+from tests.conftest import LOCOMO, require_locomo
 
 UMAP_S = 300         # kernels compiled on a busy 2-core machine, then the layout
 
@@ -50,8 +50,7 @@ def big_run(home: Path) -> int:
 
 def test_the_map_opens_with_pca_and_umap_follows(tmp_path):
     need_chromium()
-    if not LOCOMO.exists():
-        pytest.skip(f"LoCoMo data not found at {LOCOMO}")
+    require_locomo()
     home = tmp_path / "home"
     points = big_run(home)
     with app_server(home, tmp_path / "streamlit.log") as (url, _), \

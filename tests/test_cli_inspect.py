@@ -13,9 +13,6 @@ from nemori_ui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
-LOCOMO_DEV = Path("/work/shared/data/locomo/locomo-dev.json")
-needs_locomo = pytest.mark.skipif(not LOCOMO_DEV.exists(),
-                                  reason=f"LoCoMo dev data not present at {LOCOMO_DEV}")
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -23,9 +20,8 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
-@needs_locomo
-def test_inspect_json_on_locomo_dev():
-    proc = cli("inspect", str(LOCOMO_DEV), "--json")
+def test_inspect_json_on_locomo_dev(locomo_path):
+    proc = cli("inspect", str(locomo_path), "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)            # exactly one JSON document, nothing else
     assert out["format"] == "locomo"
@@ -37,9 +33,8 @@ def test_inspect_json_on_locomo_dev():
     assert set(c26) == {"id", "speakers", "sessions", "messages", "first", "last"}
 
 
-@needs_locomo
-def test_inspect_table_on_locomo_dev():
-    proc = cli("inspect", str(LOCOMO_DEV))
+def test_inspect_table_on_locomo_dev(locomo_path):
+    proc = cli("inspect", str(locomo_path))
     assert proc.returncode == 0, proc.stderr
     assert "format locomo" in proc.stdout
     lines = proc.stdout.splitlines()

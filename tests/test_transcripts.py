@@ -15,9 +15,6 @@ from nemori_ui.core.transcripts import (FORMATS, detect_format, load_transcript,
 from nemori_ui.core.transcripts.timestamps import parse_timestamp
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
-LOCOMO_DEV = Path("/work/shared/data/locomo/locomo-dev.json")
-needs_locomo = pytest.mark.skipif(not LOCOMO_DEV.exists(),
-                                  reason=f"LoCoMo dev data not present at {LOCOMO_DEV}")
 
 
 def check_invariants(t: Transcript) -> None:
@@ -32,9 +29,8 @@ def check_invariants(t: Transcript) -> None:
 
 # --- LoCoMo -------------------------------------------------------------------------------
 
-@needs_locomo
-def test_locomo_dev_file():
-    t = load_transcript(LOCOMO_DEV)
+def test_locomo_dev_file(locomo_path):
+    t = load_transcript(locomo_path)
     check_invariants(t)
     assert t.format == "locomo" and t.source == "locomo-dev.json"
     by_id = {c.id: c for c in t.conversations}

@@ -2,8 +2,8 @@
 
 They are processed as if they had come at the end of the run's transcript: the next message
 ids, the next sessions, the same settings; a partial last window is processed at the end, as
-`run` does. Run the same command again after an interruption and it continues the append
-instead of adding the messages twice.
+`run` does. Messages the run holds already are skipped, saying so: run the same command again
+after an interruption and it continues the append instead of adding the messages twice.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from __future__ import annotations
 import sys
 
 from ..core.clients import build_clients
-from ..core.pipeline.append import append_transcript, unfinished_append
-from ..core.pipeline.runner import run_windows
+from ..core.pipeline.append import append_transcript
 from ..core.store import runs
 from ..core.summary import run_summary
 from ..core.transcripts import load_transcript
@@ -39,22 +38,25 @@ def run(args) -> int:
               f"first, '{conv.id}' (choose with --conversation)", file=sys.stderr)
     clients = build_clients(info.config, store, notice=notice)
     try:
-        record = unfinished_append(store, info.id, conv.messages)
-        if record is not None:
-            print(f"note: continuing append {record.seq} of these messages to run {info.id}, "
-                  "which was interrupted", file=sys.stderr)
-            run_windows(store, info.id, clients, progress=TerminalProgress())
-        else:
-            record = append_transcript(store, info.id, conv.messages, clients,
-                                       source=str(args.file), progress=TerminalProgress())
+        done = append_transcript(store, info.id, conv.messages, clients, source=str(args.file),
+                                 progress=TerminalProgress())
     except KeyboardInterrupt:
         print(f"\ninterrupted: the same command, or `python -m nemori_ui resume {info.id}`, "
               "continues it", file=sys.stderr)
         return 130
+    for line in done.notes(info.id, str(args.file)):
+        print(f"note: {line}", file=sys.stderr)
     summary = run_summary(store, info.id)
-    summary["append"] = record.model_dump()
+    summary["append"] = done.record.model_dump() if done.record else None
+    summary["held"] = done.held.model_dump() if done.held.count else None
+    record = done.record
     if args.json:
         print_json(summary)
+    elif record is None:
+        print(f"run {info.id}: nothing appended from {args.file}, the run holds its "
+              f"{done.held.count} messages already; {summary['messages']} messages, "
+              f"{summary['windows']} windows → {summary['episodes']} episodes, "
+              f"{summary['semantic_memories']} memories")
     else:
         print(f"run {info.id}: appended {record.count} messages from {args.file} as "
               f"{record.first_message_id} onwards (from window {record.first_window + 1}); "

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 from .errors import InputError
@@ -33,30 +35,60 @@ def safe_output_path(out: str | Path, base: Path | None = None) -> Path:
     path = Path(out)
     if path.suffix.lower() not in FORMATS:
         raise InputError(f"export format must be one of {', '.join(FORMATS)}", file=str(out))
-    if base is not None:
-        resolved = (base / path).resolve()
-        if not resolved.is_relative_to(base.resolve()):
-            raise InputError("export path leaves the export folder", file=str(out))
-        return resolved
-    return path.resolve()
+    try:
+        if base is not None:
+            resolved = (base / path).resolve()
+            if not resolved.is_relative_to(base.resolve()):
+                raise InputError("export path leaves the export folder", file=str(out))
+            return resolved
+        return path.resolve()
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(_unusable(path, exc), file=str(out)) from None
 
 
 def write_export(doc: dict, out: Path) -> Path:
     """Write `doc` to `out`, creating its folder; a path that cannot be written is an InputError
-    naming it (a directory, a folder under a file, no permission, a full disk)."""
-    if out.is_dir():
-        raise InputError("is a directory: name a file to export to (e.g. run.json)",
-                         file=str(out))
+    naming it (a directory, a folder under a file, a name too long, no permission, a full
+    disk)."""
+    try:
+        if out.is_dir():
+            raise InputError("is a directory: name a file to export to (e.g. run.json)",
+                             file=str(out))
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(_unusable(out, exc), file=str(out)) from None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot create the folder {out.parent} "
-                         f"({exc.strerror or type(exc).__name__})", file=str(out)) from None
+        raise InputError(_unusable(out, exc, f"cannot create the folder {out.parent}"),
+                         file=str(out)) from None
     try:
         return _write(doc, out)
     except OSError as exc:
-        raise InputError(f"cannot write the export ({exc.strerror or type(exc).__name__})",
-                         file=str(out)) from None
+        raise InputError(_unusable(out, exc, "cannot write the export"), file=str(out)) from None
+
+
+def _unusable(out: Path, exc: Exception, doing: str = "cannot use this path") -> str:
+    if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+        longest = max(out.parts, key=len)
+        return (f"{doing}: a name in it is too long ({len(longest)} characters; the file "
+                f"system allows at most {_name_max(out)}): choose a shorter file name")
+    if isinstance(exc, ValueError):
+        return f"{doing}: it holds a NUL character" if "null" in str(exc) else f"{doing} ({exc})"
+    return f"{doing} ({exc.strerror or type(exc).__name__})"
+
+
+def _name_max(out: Path) -> int:
+    """The longest file name the file system holding `out` allows (255 where it won't say)."""
+    for folder in out.parents:
+        try:
+            return os.pathconf(folder, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            continue        # not there (yet), or itself too long a name
+    return 255
 
 
 def _write(doc: dict, out: Path) -> Path:

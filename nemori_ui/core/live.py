@@ -59,6 +59,10 @@ def typed_message(speaker: str, text: str, *, when: datetime | None = None) -> M
         raise InputError("a live message needs a speaker")
     if not text.strip():
         raise InputError("a live message needs some text")
+    from .transcripts.fields import message_problem
+    problem = message_problem(speaker.strip(), text.strip())
+    if problem:
+        raise InputError(f"a live message: {problem}")
     return Message(id="", speaker=speaker.strip(), text=text.strip(),
                    timestamp=when or datetime.now(timezone.utc).replace(tzinfo=None,
                                                                         microsecond=0))

@@ -22,6 +22,7 @@ from .pipeline.runner import Progress, run_windows
 from .pipeline.windows import pending_count
 from .retrieval import Answered, Retrieval, answer_question, load_memory, retrieve
 from .store import appends, open_store, records, runs
+from .transcripts.fields import message_problem
 
 
 class Added(BaseModel):
@@ -35,7 +36,7 @@ def to_message(item: Message | Mapping[str, Any], position: int) -> Message:
     """A message from a Message or a dict: {speaker, text} or the chat form {role, content},
     with optional timestamp (datetime or ISO 8601 text) and session."""
     if isinstance(item, Message):
-        return item
+        return _checked(item, position)
     if not isinstance(item, Mapping):
         raise InputError(f"message {position}: expected a dict or a Message, "
                          f"got {type(item).__name__}")
@@ -47,13 +48,22 @@ def to_message(item: Message | Mapping[str, Any], position: int) -> Message:
         raise InputError(f"message {position}: needs a 'speaker' (or 'role')")
     role = item.get("role") if item.get("role") in ("user", "assistant", "system") else "user"
     try:
-        return Message(id="", speaker=speaker.strip(), role=role, text=text,
-                       timestamp=item.get("timestamp"), session=item.get("session") or 0,
-                       source_ref=item.get("source_ref"))
+        message = Message(id="", speaker=speaker.strip(), role=role, text=text,
+                          timestamp=item.get("timestamp"), session=item.get("session") or 0,
+                          source_ref=item.get("source_ref"))
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(f"message {position}: {err['msg']}",
                          field=str(err["loc"][0]) if err["loc"] else None) from None
+    return _checked(message, position)
+
+
+def _checked(message: Message, position: int) -> Message:
+    """The message, unless its speaker or text holds what a transcript file may not either."""
+    problem = message_problem(message.speaker, message.text)
+    if problem:
+        raise InputError(f"message {position}: {problem}")
+    return message
 
 
 class Memory:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from pydantic import BaseModel
 
 from ..models import Message
@@ -23,31 +25,33 @@ class AppendRecord(BaseModel):
         return None if not self.count else f"m{self.first_idx + 1:04d}"
 
 
-def store_messages(store: Store, run_id: str, messages: list[Message], *, source: str,
-                   first_window: int, given_hash: str) -> AppendRecord:
-    """Add `messages` after the run's last one and record the append, in one transaction
-    (`given_hash`: of the messages as they were given, before renumbering); the
-    run's content hash becomes that of all its messages, so a later `run` of the original file
-    alone does not take this run for its own unfinished one."""
-    from .records import load_messages
-    with store.tx() as conn:
-        first = conn.execute("SELECT count(*) FROM messages WHERE run_id = ?",
-                             (run_id,)).fetchone()[0]
-        seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM appends WHERE run_id = ?",
-                           (run_id,)).fetchone()[0]
-        conn.executemany(
-            "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run_id, m.id, first + i, m.speaker, m.role, m.text,
-              m.timestamp.isoformat() if m.timestamp else None, m.session, m.source_ref)
-             for i, m in enumerate(messages)])
-        record = AppendRecord(seq=seq, first_idx=first, count=len(messages),
-                              first_window=first_window, source=source,
-                              content_hash=given_hash, created_at=now_iso())
-        conn.execute("INSERT INTO appends VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     (run_id, record.seq, record.first_idx, record.count, record.first_window,
-                      record.source, record.content_hash, record.created_at))
-        conn.execute("UPDATE runs SET content_hash = ?, updated_at = ? WHERE id = ?",
-                     (content_hash(load_messages(store, run_id)), now_iso(), run_id))
+def write_append(conn: sqlite3.Connection, run_id: str, existing: list[Message],
+                 messages: list[Message], *, source: str, first_window: int, given_hash: str,
+                 cut_at: int | None = None) -> AppendRecord:
+    """Add `messages` after the run's `existing` ones and record the append, inside the
+    caller's transaction (`store.tx()`), so that what the caller checked against `existing`
+    still holds when the rows are written. `given_hash`: of the messages as they were given,
+    before renumbering; `cut_at`: a window closed early to record first. The run's content
+    hash becomes that of all its messages, so a later `run` of the original file alone does
+    not take this run for its own unfinished one."""
+    first = len(existing)
+    if cut_at is not None:
+        conn.execute("INSERT OR IGNORE INTO window_cuts VALUES (?, ?)", (run_id, cut_at))
+    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM appends WHERE run_id = ?",
+                       (run_id,)).fetchone()[0]
+    conn.executemany(
+        "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, m.id, first + i, m.speaker, m.role, m.text,
+          m.timestamp.isoformat() if m.timestamp else None, m.session, m.source_ref)
+         for i, m in enumerate(messages)])
+    record = AppendRecord(seq=seq, first_idx=first, count=len(messages),
+                          first_window=first_window, source=source,
+                          content_hash=given_hash, created_at=now_iso())
+    conn.execute("INSERT INTO appends VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 (run_id, record.seq, record.first_idx, record.count, record.first_window,
+                  record.source, record.content_hash, record.created_at))
+    conn.execute("UPDATE runs SET content_hash = ?, updated_at = ? WHERE id = ?",
+                 (content_hash(existing + messages), now_iso(), run_id))
     return record
 
 

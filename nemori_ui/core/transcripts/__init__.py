@@ -20,6 +20,7 @@ from ..errors import InputError
 from ..models import Transcript
 from . import chat, locomo, longmemeval, plaintext, tabular
 from .common import describe, load_json
+from .fields import field_problem
 from .summary import summarize
 
 __all__ = ["FORMATS", "DEFAULT_MAX_BYTES", "load_transcript", "parse_transcript",
@@ -120,21 +121,22 @@ def _parse(data: bytes | str, *, shown: str, name: str, format: str | None, max_
         if conv.id in seen:
             raise InputError(f"conversation id '{conv.id}' appears more than once", file=shown)
         seen.add(conv.id)
-        _check_encodable(conv, shown)
+        _check_fields(conv, shown)
     return Transcript(format=fmt, source=name, conversations=convs)
 
 
-def _check_encodable(conv, shown: str) -> None:
-    """JSON escapes can spell a lone UTF-16 surrogate ("\\ud800"), which is not text: it cannot
-    be stored or shown, so it is refused here rather than failing the run later."""
+def _check_fields(conv, shown: str) -> None:
+    """Escapes can spell what is not text (a lone surrogate "\\ud800", a NUL "\\u0000"), and
+    a speaker can be a whole text: refused here, as the Python API refuses them (`fields`),
+    rather than failing the run later."""
     for m in conv.messages:
         for name, value in (("speaker", m.speaker), ("text", m.text)):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise InputError(f"the {name} of message {m.id} holds an unpaired surrogate "
-                                 f"(\\u{ord(value[exc.start]):04x}), which is not text",
-                                 file=shown, field=m.source_ref) from None
+            problem = field_problem(name, value)
+            if problem:
+                ref = m.source_ref or ""
+                line = int(ref[5:]) if ref.startswith("line ") and ref[5:].isdigit() else None
+                raise InputError(f"the {name} of message {m.id} {problem}", file=shown,
+                                 line=line, field=None if line else m.source_ref)
 
 
 def _canonical(format: str | None) -> str | None:
