@@ -39,6 +39,8 @@ from tests.llm_responder import prompt_of, respond  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402
 
 LOCOMO = Path("/work/shared/data/locomo/locomo-dev.json")
+# Table 3, gpt-4o-mini: per LoCoMo conversation of 588 messages on average
+PAPER_TABLE_3 = {"calls": 373, "input_tokens": 277_000, "messages": 588}
 PAPER_TABLE_9 = {"partition": 15, "narration": 38, "integration": 16, "semantic": 30}
 PER_MESSAGE = 4      # role and separators each chat message costs, as OpenAI counts them
 PER_REQUEST = 3      # the primed assistant reply
@@ -125,6 +127,13 @@ def report(usage: dict, est: dict, seconds: float, n_messages: int, args) -> Non
     print(f"{'total':<27}{total['calls']:>6}{sum(e['requests'] for e in est.values()):>6}"
           f"{total['chars4']:>13,}{total['wordpiece']:>14,}{total['out']:>14,}\n")
 
+    per = PAPER_TABLE_3["messages"]
+    print(f"Per message of conversation, beside the paper's Table 3: "
+          f"{total['calls'] / n_messages:.2f} calls (paper {PAPER_TABLE_3['calls'] / per:.2f}, "
+          f"{total['calls'] / n_messages / (PAPER_TABLE_3['calls'] / per):.2f}x), "
+          f"{total['chars4'] / n_messages:,.0f} input tokens "
+          f"(paper {PAPER_TABLE_3['input_tokens'] / per:,.0f}, "
+          f"{total['chars4'] / n_messages / (PAPER_TABLE_3['input_tokens'] / per):.2f}x)\n")
     print("Share of input tokens by stage, beside the paper's Table 9 (all construction tokens):")
     head2 = f"{'stage':<13}{'calls':>7}{'in ~chars/4':>13}{'in wordpiece':>14}{'in+out':>9}{'paper':>8}"
     print(head2)
