@@ -23,7 +23,7 @@ def store_from(args):
 _OPTION_OF = {"timeout_s": "--timeout", "retry_budget_s": "--retry-budget"}
 
 
-def add_consolidation(p) -> None:
+def add_semantic_options(p) -> None:
     p.add_argument("--consolidation", choices=["gated", "always", "off"], default="gated",
                    help="gated (default): a call only for an insight with a stored memory above "
                         "the gate; always: a call for every insight; off: every statement "
@@ -32,8 +32,15 @@ def add_consolidation(p) -> None:
                    help="the gate's similarity (default: the embedder's; 0.60 MiniLM)")
 
 
-def consolidation_settings(args) -> dict:
-    return {"consolidation": args.consolidation, "consolidation_gate": args.consolidation_gate}
+    p.add_argument("--semantic-order", choices=["sequential", "window"], default="sequential",
+                   help="sequential (default): each episode predicted from the store with the "
+                        "window's earlier episodes' insights; window: a window's episodes all "
+                        "predicted from the store before it, in parallel, as the v1 code")
+
+
+def semantic_settings(args) -> dict:
+    return {"consolidation": args.consolidation, "consolidation_gate": args.consolidation_gate,
+            "semantic_order": args.semantic_order}
 
 
 def add_episode_match(p) -> None:

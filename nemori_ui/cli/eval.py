@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.transcripts import load_transcript
-from .common import (add_consolidation, add_episode_match, add_home, add_llm_options,
-                     consolidation_settings, llm_settings, make_config, notice, print_json,
+from .common import (add_semantic_options, add_episode_match, add_home, add_llm_options,
+                     semantic_settings, llm_settings, make_config, notice, print_json,
                      store_from)
 from .workers import add_worker_options, check_workers, show_tasks
 
@@ -48,7 +48,7 @@ def _common(p) -> None:
                         "(ours; not comparable with the paper's tables)")
     p.add_argument("--k", type=int, default=10, help="retrieved narratives k (default 10)")
     add_episode_match(p)
-    add_consolidation(p)
+    add_semantic_options(p)
     p.add_argument("--window", type=int, default=20, help="window length w (default 20)")
     p.add_argument("--tau", type=float, default=None,
                    help="similarity threshold τ (default: the embedder's; 0.57 MiniLM, "
@@ -100,7 +100,7 @@ def run(args) -> int:
         writable_csv(args.csv)
     config = make_config(backend=args.backend, model=args.model, embedder=args.embedder,
                          window=args.window, tau=args.tau, concurrency=args.concurrency,
-                         episode_match=args.episode_match, **consolidation_settings(args),
+                         episode_match=args.episode_match, **semantic_settings(args),
                          **llm_settings(args))
     transcript = load_transcript(args.file, format=args.benchmark)
     store = store_from(args)

@@ -10,8 +10,8 @@ from ..core.config import PipelineConfig
 from ..core.pipeline.runner import run_windows, start_run
 from ..core.summary import run_summary
 from ..core.transcripts import load_transcript
-from .common import (TerminalProgress, add_consolidation, add_episode_match, add_home,
-                     add_llm_options, consolidation_settings, llm_settings, make_config, notice,
+from .common import (TerminalProgress, add_semantic_options, add_episode_match, add_home,
+                     add_llm_options, semantic_settings, llm_settings, make_config, notice,
                      print_json, store_from)
 
 
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
     p.add_argument("--index", choices=["flat", "hnsw", "ivf"], default="flat",
                    help="FAISS index: flat (exact, default), hnsw or ivf (approximate)")
     add_episode_match(p)
-    add_consolidation(p)
+    add_semantic_options(p)
     add_llm_options(p)
     p.add_argument("--name", help="a name for the run")
     p.add_argument("--fresh", action="store_true", help="start a new run instead of resuming")
@@ -50,7 +50,7 @@ def config_from(args) -> PipelineConfig:
                        window=args.window, tau=args.tau, k_e=args.k_e, k_s=args.k_s,
                        k_m=args.k_m, variant=args.variant, management=args.management,
                        concurrency=args.concurrency, index=args.index,
-                       episode_match=args.episode_match, **consolidation_settings(args),
+                       episode_match=args.episode_match, **semantic_settings(args),
                        **llm_settings(args))
 
 

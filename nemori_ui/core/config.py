@@ -16,6 +16,10 @@ IndexKind = Literal["flat", "hnsw", "ivf"]
 # consolidation (§3.3.3): a call only for insights near a stored memory (gated), a call for
 # every insight (always), or none, every statement stored (off, as the official v1 code)
 Consolidation = Literal["gated", "always", "off"]
+# the semantic stages of a window's episodes: one after another, each seeing the insights of
+# the ones before (sequential), or all predicted from the store as it was before the window,
+# in parallel, as the official v1 code does (window)
+SemanticOrder = Literal["sequential", "window"]
 # how answers rank episodes: by narrative (§3.4), or by narrative and best message
 EpisodeMatch = Literal["narrative", "narrative+messages"]
 PromptPreset = Literal["paper", "strict"]
@@ -27,6 +31,10 @@ _TRANSPORT = {"concurrency", "timeout_s", "attempts", "retry_budget_s"}
 # How answers search the memory, not what a run stores; left out so that runs stored before
 # the setting existed keep their fingerprint and still resume.
 _NOT_STORED = {"episode_match"}
+# Settings added after runs were stored, with what those runs did: a stored run without them
+# reads as that, and a setting at that value stays out of the fingerprint, so the run keeps
+# the fingerprint it was stored with and still resumes.
+_BEFORE_ADDED = {"consolidation": "always", "semantic_order": "sequential"}
 
 
 class OfflineThresholds(BaseModel):
@@ -108,6 +116,7 @@ class PipelineConfig(BaseModel):
     episode_match: EpisodeMatch = "narrative+messages"   # answers: how episodes are ranked
     consolidation: Consolidation = "gated"
     consolidation_gate: float | None = Field(None, ge=-1.0, le=1.0)  # None: the embedder's
+    semantic_order: SemanticOrder = "sequential"
     offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
 
     @model_validator(mode="after")
@@ -128,7 +137,8 @@ class PipelineConfig(BaseModel):
         prompts now called `strict`, and those before the gate consolidated every insight."""
         data = json.loads(text)
         data.setdefault("prompts", "strict")
-        data.setdefault("consolidation", "always")
+        for name, value in _BEFORE_ADDED.items():
+            data.setdefault(name, value)
         return cls.model_validate(data)
 
     def fingerprint(self) -> str:
@@ -136,7 +146,7 @@ class PipelineConfig(BaseModel):
         data = self.model_dump(exclude=_TRANSPORT | _NOT_STORED)
         if data["consolidation"] != "gated":
             del data["consolidation_gate"]
-        if data["consolidation"] == "always":
-            # what every run did before the setting existed: their fingerprints stay as they were
-            del data["consolidation"]
+        for name, value in _BEFORE_ADDED.items():
+            if data[name] == value:
+                del data[name]
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]

@@ -23,6 +23,7 @@ from .decisions import Decider
 from .episodic import build_episode, integrate_episode, make_windows, narrate_raws, partition_window
 from .events import EventLog
 from .semantic import anticipate_and_distill, consolidate
+from .window_order import distill_window
 from .state import MemoryState
 from .windows import stored_windows
 
@@ -134,6 +135,8 @@ def _process_window(store, run_id, w, window, by_id, state, clients, config, rep
     raws = partition_window(c, window)
     report("narrate", 0, len(raws))
     narrations = narrate_raws(c, raws)
+    window_order = config.semantic_order == "window"
+    integrated = []
     for j, (raw, narration) in enumerate(zip(raws, narrations)):
         episode = build_episode(c, raw, narration)
         log.emit(NarratePayload(episode_id=episode.id, cue=episode.cue,
@@ -143,10 +146,20 @@ def _process_window(store, run_id, w, window, by_id, state, clients, config, rep
                  call_ids=narration.call_ids)
         report("integrate", j, len(raws))
         current = integrate_episode(c, episode)
+        if window_order:
+            integrated.append(current)
+            continue
         report("distill", j, len(raws))
         insights = anticipate_and_distill(c, current, c.messages(current.message_ids))
         report("consolidate", j, len(raws))
         consolidate(c, current, insights)
+    if window_order:
+        # only the versions that end the window: one merged into a later episode is not asked
+        final = [e for e in integrated if state.episodes[e.id].status == "active"]
+        report("distill", 0, len(final))
+        for j, (episode, insights) in enumerate(distill_window(c, final)):
+            report("consolidate", j, len(final))
+            consolidate(c, episode, insights)
     episodes, memories = state.take_dirty()
     records.save_window(store, run_id, w, episodes=episodes, memories=memories,
                         events=log.events, calls=clients.drain_calls())
