@@ -191,12 +191,15 @@ def test_rename_and_delete(isolated_home):
     assert at.session_state.run_id == shown, "the newest run is shown by default"
 
     at.selectbox(key="manage_run").set_value(other).run()
+    assert at.text_input(key="rename_text").value == "first", "the box follows the select"
     at.text_input(key="rename_text").input("Lisbon planning").run()
     at.button(key="rename_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     names = {r.id: r.name for r in list_runs(open_store(isolated_home))}
     assert names[other] == "Lisbon planning" and names[shown] in ("first", "second")
     assert f"Lisbon planning · {other}" in at.selectbox(key="manage_run").options
+    assert at.selectbox(key="manage_run").value == other, "the renamed run stays selected"
+    assert at.button(key="delete_run").label.startswith("Delete “Lisbon planning”")
 
     at.text_input(key="rename_text").input("   ").run()
     at.button(key="rename_run").click().run()
