@@ -243,7 +243,7 @@ def test_uploaded_text_is_never_rendered_as_markdown_or_html(isolated_home):
     at.radio(key="source_kind").set_value("Upload a file").run()
     at.file_uploader(key="upload").upload("**notes** <img src=x>.txt", TRANSCRIPT.encode(),
                                           "text/plain").run()
-    at.button(key="run_button").click().run()
+    jobs_done(at.button(key="run_button").click().run())
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
     shown = 0
     for path, *_ in PAGES:

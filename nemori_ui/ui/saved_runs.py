@@ -52,7 +52,7 @@ def saved_runs() -> None:
 
 def controls(run_id: str, name: str) -> None:
     """Open, rename, export and delete, each labelled with the run it acts on."""
-    said, whole = quoted(name), f"{name} ({run_id})"
+    said, whole = quoted(name), f"{md_escape(name)} ({run_id})"     # help renders markdown
     refill = box_refill(st.session_state.get(FILLED), run_id, name)
     if refill is not None:      # set before the box is drawn: a drawn widget cannot be set
         st.session_state.rename_text = refill
