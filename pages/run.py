@@ -6,7 +6,8 @@ import streamlit as st
 from nemori_ui.ui.append_form import continue_memory
 from nemori_ui.ui.jobs import follow_area, jobs_panel
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.run_form import run_form, saved_runs
+from nemori_ui.ui.run_form import run_form
+from nemori_ui.ui.saved_runs import saved_runs
 
 page_setup("Run", needs_run=False, run_notes=False)
 jobs_panel()

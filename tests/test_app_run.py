@@ -15,6 +15,7 @@ from nemori_ui.core.store import open_store
 from nemori_ui.core.store.runs import list_runs, rename_run
 from nemori_ui.core.transcripts import parse_transcript
 from nemori_ui.ui.layout import PAGES
+from tests.app_jobs import jobs_done
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 # The sample run takes a few seconds; AppTest's default of 3 s would fail it on a slow machine.
@@ -102,7 +103,7 @@ def test_every_page_without_run(path, nav_title):
 def test_sample_run_then_every_page(isolated_home):
     at = open_page(start_app(), "pages/run.py")
     assert at.radio(key="source_kind").value == "Bundled sample"
-    at.button(key="run_button").click().run()
+    jobs_done(at.button(key="run_button").click().run())
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
 
@@ -175,7 +176,7 @@ def test_upload_and_run(isolated_home):
     at.file_uploader(key="upload").upload("small.txt", SMALL, "text/plain").run()
     assert not at.error, [e.value for e in at.error]
     assert any("Format: **text**" in c.value for c in at.caption)
-    at.button(key="run_button").click().run()
+    jobs_done(at.button(key="run_button").click().run())
     assert not at.exception, [e.value for e in at.exception]
     listed = list_runs(open_store(isolated_home))
     assert [(r.source, r.status) for r in listed] == [("small.txt", "done")]
@@ -190,12 +191,15 @@ def test_rename_and_delete(isolated_home):
     assert at.session_state.run_id == shown, "the newest run is shown by default"
 
     at.selectbox(key="manage_run").set_value(other).run()
+    assert at.text_input(key="rename_text").value == "first", "the box follows the select"
     at.text_input(key="rename_text").input("Lisbon planning").run()
     at.button(key="rename_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     names = {r.id: r.name for r in list_runs(open_store(isolated_home))}
     assert names[other] == "Lisbon planning" and names[shown] in ("first", "second")
     assert f"Lisbon planning · {other}" in at.selectbox(key="manage_run").options
+    assert at.selectbox(key="manage_run").value == other, "the renamed run stays selected"
+    assert at.button(key="delete_run").label.startswith("Delete “Lisbon planning”")
 
     at.text_input(key="rename_text").input("   ").run()
     at.button(key="rename_run").click().run()
@@ -252,7 +256,7 @@ def test_open_a_saved_run(isolated_home):
 def test_a_second_run_from_the_run_page(isolated_home):
     earlier = make_run(isolated_home)
     at = open_page(start_app(), "pages/run.py")
-    at.button(key="run_button").click().run()
+    jobs_done(at.button(key="run_button").click().run())
     assert not at.exception, [e.value for e in at.exception]
     listed = list_runs(open_store(isolated_home))
     assert [r.status for r in listed] == ["done", "done"]

@@ -27,6 +27,7 @@ from nemori_ui.core.store.health import run_health
 from nemori_ui.core.store.runs import get_run, list_runs, rename_run
 from nemori_ui.core.summary import run_summary
 from nemori_ui.core.transcripts import parse_transcript
+from tests.app_jobs import jobs_done
 from tests.conftest import ROOT, SAMPLE
 from tests.fakes import HashEmbedder
 from tests.llm_responder import prompt_of, respond
@@ -162,7 +163,7 @@ def test_a_killed_run_is_offered_for_resume_in_the_app(killed, monkeypatch):
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     assert any("(interrupted)" in o for o in at.sidebar.selectbox[0].options)
-    at.sidebar.button(key="resume_run").click().run()
+    jobs_done(at.sidebar.button(key="resume_run").click().run())
     assert not at.exception, [e.value for e in at.exception]
     info = get_run(open_store(home), run_id)
     assert info.status == "done" and info.windows_done == info.windows_total

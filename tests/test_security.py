@@ -25,6 +25,7 @@ from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.store import open_store, runs
 from nemori_ui.core.transcripts import DEFAULT_MAX_BYTES, load_transcript, parse_transcript
 from nemori_ui.ui.layout import PAGES
+from tests.app_jobs import jobs_done
 from tests.conftest import ROOT
 from tests.llm_responder import respond
 
@@ -98,7 +99,7 @@ def through_run_page(key: str, url: str, home: Path, monkeypatch) -> str:
     labelled["Model"].input("test-model").run()
     next(t for t in at.text_input if t.label.startswith("Base URL")).input(url).run()
     at.text_input(key="api_key").input(key).run()
-    at.button(key="run_button").click().run()
+    jobs_done(at.button(key="run_button").click().run())
     assert not at.exception, [e.value for e in at.exception]
     return "\n".join(strings(at._tree))
 
@@ -242,7 +243,7 @@ def test_uploaded_text_is_never_rendered_as_markdown_or_html(isolated_home):
     at.radio(key="source_kind").set_value("Upload a file").run()
     at.file_uploader(key="upload").upload("**notes** <img src=x>.txt", TRANSCRIPT.encode(),
                                           "text/plain").run()
-    at.button(key="run_button").click().run()
+    jobs_done(at.button(key="run_button").click().run())
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
     shown = 0
     for path, *_ in PAGES:

@@ -50,6 +50,11 @@ class Job:
     def key(self) -> str:
         return self.run_id
 
+    @property
+    def stopping(self) -> bool:
+        """Cancel was asked for and the work has not reached its next step yet."""
+        return self._cancel.is_set() and self.alive
+
     def report(self, progress: Progress) -> None:
         """A run's progress callback; where a cancel request takes effect."""
         self.progress = progress

@@ -68,16 +68,41 @@ def progress_text(p: Progress | None, info: runs.RunInfo) -> tuple[float, str]:
     return done, text
 
 
-def follow(job: Job) -> None:
-    """Draw the job's progress until it ends; leaving the page stops the drawing, not the job."""
+def follow(job: Job, *, watcher: str = "following", outcome_key: str = "job_outcome",
+           cancel: bool = False) -> None:
+    """Draw the job's progress until it ends, then keep how it ended under `outcome_key`,
+    clear `watcher` (the session key naming the followed job) and rerun the page.
+
+    The drawing is a fragment that refreshes itself, never a loop: a loop would keep the
+    script running, and Streamlit answers a click inside a fragment (Cancel in the jobs list)
+    only once the script run has ended, so this session's Cancel would wait for the run.
+    Leaving the page stops the drawing, not the job."""
     store = get_store()
-    bar = st.progress(0.0, text="starting")
-    while not job.wait(WATCH_S):
-        bar.progress(*progress_text(job.progress, runs.get_run(store, job.run_id)))
-    info = runs.get_run(store, job.run_id)
-    bar.progress(*progress_text(job.progress, info))
-    clear_data_cache()
-    st.session_state.job_outcome = outcome(job, info)
+
+    @st.fragment(run_every=WATCH_S)
+    def watch() -> None:
+        info = runs.get_run(store, job.run_id)
+        if job.wait(0):
+            clear_data_cache()
+            st.session_state[watcher] = None
+            st.session_state[outcome_key] = outcome(job, info)
+            st.rerun()      # the sidebar, the jobs list and the saved runs change too
+        st.progress(*progress_text(job.progress, info))
+        if cancel:
+            cancel_button(job, f"{watcher}_cancel_{job.key}")
+
+    watch()
+
+
+def cancel_button(job: Job, key: str, where=st) -> None:
+    """Cancel, or that the job is stopping: asked once, it takes effect at the job's next step
+    (the page does not wait for it; the refreshing list or follower sees the job end)."""
+    if job.stopping:
+        where.caption("stopping…")
+    elif where.button("Cancel", key=key, help="Stop after the current step; what finished is "
+                                               "kept, and Resume continues a run from there"):
+        registry().cancel(job.key)
+        st.rerun()
 
 
 def outcome(job: Job, info: runs.RunInfo) -> tuple[str, str]:
@@ -103,8 +128,8 @@ def jobs_panel() -> None:
     tasks = registry().alive(TASK_KINDS)
     if not listed and not tasks:
         return
-    following = st.session_state.get("following")
-    live = (any(r.status == "running" for r in listed) or bool(tasks)) and not following
+    # live also while this session follows a run: nothing blocks the script any more
+    live = any(r.status == "running" for r in listed) or bool(tasks)
 
     @st.fragment(run_every=PANEL_S if live else None)
     def panel() -> None:
@@ -133,10 +158,7 @@ def task_row(job: Job) -> None:
     c1, c2, c3 = st.columns([5, 4, 1.4])
     c1.markdown(f"**{NAMES.get(job.kind, job.kind)}**  \n{md_escape(job.label)}")
     c2.progress(*job_progress(job))
-    if c3.button("Cancel", key=f"cancel_{job.key}",
-                 help="Stop after the current step; what finished is kept"):
-        registry().cancel(job.key)
-        st.rerun()
+    cancel_button(job, f"cancel_{job.key}", c3)
 
 
 def job_row(info: runs.RunInfo) -> None:
@@ -147,11 +169,7 @@ def job_row(info: runs.RunInfo) -> None:
         fraction, text = progress_text(job.progress if job and job.alive else None, info)
         c2.progress(fraction, text=text)
         if job is not None and job.alive:
-            if c3.button("Cancel", key=f"cancel_{info.id}",
-                         help="Stop after the current step; finished windows are kept"):
-                registry().cancel(info.id)
-                job.wait(30)
-                st.rerun()
+            cancel_button(job, f"cancel_{info.id}", c3)
         elif info.owner == this_process():
             c3.caption("part of a sweep or evaluation")
         else:
@@ -180,8 +198,7 @@ def follow_area() -> None:
     job = registry().get(following) if following else None
     if job is not None:
         follow(job)
-        st.session_state.following = None
-        st.rerun()
+        return
     st.session_state.following = None
     if "job_outcome" in st.session_state:
         show_outcome()

@@ -1,23 +1,20 @@
-"""The Run page's parts: choosing a transcript, the settings, running, and the saved runs."""
+"""The Run page's parts: choosing a transcript, the settings and running."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from ..core.config import PipelineConfig, default_tau
-from ..core.errors import InputError, StoreError
-from ..core.export import run_document
+from ..core.errors import InputError
 from ..core.llm.redact import strip_url_credentials
 from ..core.pipeline.runner import start_run
-from ..core.store import runs
 from ..core.transcripts import parse_transcript, summarize
 from .jobs import session_clients, start_job
 from .safe import md_escape
-from .state import clear_data_cache, get_store, list_runs, read_secrets
+from .state import get_store, read_secrets
 from .tau_widgets import TAU_HELP, tau_admits
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample_conversation.txt"
@@ -186,54 +183,3 @@ def run_form() -> None:
     tau_admits(config.tau, config.embedder)
     if st.button("Run", type="primary", key="run_button"):
         execute(transcript, conv_id, source, config)
-
-
-def saved_runs() -> None:
-    st.subheader("Saved runs")
-    listed = list_runs()
-    if not listed:
-        st.caption("No saved runs yet.")
-        return
-    st.dataframe(pd.DataFrame([{"run": r.id, "name": r.name, "status": r.status,
-                                "windows": f"{r.windows_done}/{r.windows_total}",
-                                "decided by": r.decider, "created": r.created_at}
-                               for r in listed]), hide_index=True)
-    ids = [r.id for r in listed]
-    names = {r.id: r.name for r in listed}
-    chosen = st.selectbox("Saved run", ids, format_func=lambda i: f"{names[i]} · {i}",
-                          key="manage_run")
-    c1, c2, c3, c4 = st.columns(4)
-    if c1.button("Open", key="open_run"):
-        st.session_state.run_id = chosen
-        st.rerun()
-    new_name = c2.text_input("New name", names[chosen], key="rename_text",
-                             label_visibility="collapsed")
-    if c2.button("Rename", key="rename_run"):
-        try:
-            runs.rename_run(get_store(), chosen, new_name)
-            st.rerun()
-        except (ValueError, StoreError) as exc:
-            st.error(md_escape(str(exc)))
-    c3.download_button("Export JSON", key="export_run", file_name=f"nemori-run-{chosen}.json",
-                       mime="application/json",
-                       data=lambda: json.dumps(run_document(get_store(), chosen), indent=2))
-    if c4.button("Delete", key="delete_run"):
-        st.session_state.confirm_delete = chosen
-    if st.session_state.get("confirm_delete") == chosen:
-        confirm_delete(chosen, names[chosen])
-
-
-def confirm_delete(run_id: str, name: str) -> None:
-    """Deleting drops the run's episodes, memories, events and calls: ask first."""
-    with st.container(border=True):
-        st.warning(f"Delete **{md_escape(name)}** ({run_id}) with its episodes, memories, "
-                   "events and calls? This cannot be undone; Export JSON keeps a copy.")
-        c1, c2, _ = st.columns([1, 1, 4])
-        if c1.button("Delete for good", type="primary", key="delete_confirmed"):
-            runs.delete_run(get_store(), run_id)
-            st.session_state.confirm_delete = None
-            clear_data_cache()
-            st.rerun()
-        if c2.button("Keep it", key="delete_cancelled"):
-            st.session_state.confirm_delete = None
-            st.rerun()
