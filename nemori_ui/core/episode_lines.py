@@ -4,8 +4,9 @@ A narrative is one vector for a whole episode, so a question about one detail of
 episode meets it diluted by everything else the episode held; a message of the episode that
 says the detail meets it at full strength. With `episode_match = "narrative+messages"` an
 episode's score for a question is the mean of its narrative's similarity and that of its most
-similar message ("Speaker: text", as the raw context shows it), the way parent-document
-retrieval scores a document by its best passage. The paper (§3.4) ranks by narrative alone:
+similar message (its text as said, the vector the partition stage already made of it, so
+the lines cost the offline engine nothing), the way parent-document retrieval scores a
+document by its best passage. The paper (§3.4) ranks by narrative alone:
 `episode_match = "narrative"` does that, and integration always does.
 
 The per-episode maximum needs every line's score, so the lines are one matrix searched with
@@ -21,7 +22,7 @@ from .pipeline.state import MemoryState
 
 
 def line_text(m: Message) -> str:
-    return f"{m.speaker}: {m.text}"
+    return m.text
 
 
 class EpisodeLines:
