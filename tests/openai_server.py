@@ -92,6 +92,7 @@ class OpenAIServer:
         self.embedding_dim = embedding_dim
         self.timeout_sleep = timeout_sleep
         self.api_key = api_key                 # when set, other keys get an OpenAI-style 401
+        self.answered = 0                      # chat completions whose reply was written out
         self.delay = 0.0                       # stall before every answer (concurrency tests)
         self.token_delay = 0.0                 # and per completion token of a chat reply
         self.responder: Callable[[dict], str | dict | ServerReply] | None = None
@@ -339,7 +340,10 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.token_delay:
             # a model writes its reply token by token: the longer the reply, the longer the wait
             time.sleep(owner.token_delay * _estimate(reply.content or ""))
-        return self._send(200, answer, reply.headers)
+        self._send(200, answer, reply.headers)
+        with owner._lock:
+            owner.answered += 1
+        return None
 
     def _send(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode("utf-8")

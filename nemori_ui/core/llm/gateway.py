@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from ..errors import LLMFailure
 from ..models import LLMCallRecord
+from . import stopping
 from .cache import ResponseCache
 from .limiter import AdaptiveLimit
 from .protocol import ChatBackend, ChatReply, StructuredOutputUnsupported, TransientError
@@ -77,7 +78,7 @@ class LLMGateway:
                  max_concurrency: int = 8, retries: int = 4, timeout_s: float = 60.0,
                  retry_budget_s: float | None = 90.0, backoff_base_s: float = 0.5,
                  backoff_max_s: float = 20.0, structured_output: StructuredMode = "json_schema",
-                 temperature: float = 0.2, sleep: Callable[[float], None] = time.sleep,
+                 temperature: float = 0.2, sleep: Callable[[float], None] = stopping.pause,
                  sink: CallSink | None = None, notice: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.backend = backend
@@ -156,6 +157,17 @@ class LLMGateway:
             status, value, error = "failed", None, self.redact.text(str(exc))
             log.warning("%s failed: %s", prompt_name, error)
             unreachable = exc.backend
+        except BaseException as exc:
+            # Ctrl-C, SIGTERM or SIGHUP (or the app stopping its script): the requests this
+            # call sent were made, and some answered; keep them on record before going on
+            if isinstance(exc, Exception) or not st.log:
+                raise
+            self._record(prompt_name, sent, key, started, st, cached=False, text=text,
+                         parsed=None, tokens=(st.input_tokens, st.output_tokens),
+                         status="interrupted",
+                         error="; ".join(["interrupted: the process stopped during the call",
+                                          *st.notes]))
+            raise
         else:
             unreachable = False
         streak = self._count_streak(unreachable, st.started, error)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import email.utils
 import json
 import os
-import threading
 import time
 import urllib.request
 from typing import Any, Mapping
@@ -19,6 +18,7 @@ from urllib.parse import urlsplit
 import openai
 
 from ..errors import InputError
+from .deadline import Deadline, within
 from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
 from .redact import Redactor, strip_url_credentials, url_secrets
 
@@ -83,35 +83,6 @@ safe_url = strip_url_credentials   # the URL without user:password, fit to store
 def is_openai_itself(url: str | None) -> bool:
     host = (urlsplit(str(url)).hostname or "") if url else "api.openai.com"
     return host in OPENAI_HOSTS
-
-
-class _Deadline(Exception):
-    pass
-
-
-def within(deadline_s: float, fn):
-    """fn() or `_Deadline` once `deadline_s` have passed, whatever the server sends meanwhile.
-
-    The SDK's timeout bounds each wait for a byte, so a server that trickles a byte every few
-    seconds would hold a call for ever; the request runs in a thread of its own and is left
-    behind when the deadline passes (its own read timeout ends it once the server stops).
-    """
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            box["error"] = exc
-
-    worker = threading.Thread(target=run, name="llm-request", daemon=True)
-    worker.start()
-    worker.join(deadline_s)
-    if worker.is_alive():
-        raise _Deadline
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def _kind_of_body(value: Any) -> str:
@@ -221,7 +192,7 @@ class OpenAIChatBackend:
                      response_format=response_format, timeout=timeout, max_tokens=max_tokens)
         try:
             resp = within(timeout, lambda: self._client.chat.completions.create(**kwargs))
-        except (_Deadline, openai.APITimeoutError):
+        except (Deadline, openai.APITimeoutError):
             raise TransientError(f"request timed out: no complete reply from {self.base_url} "
                                  f"within {timeout:g} s", timed_out=True) from None
         except openai.APIConnectionError as exc:

@@ -25,6 +25,10 @@ class TransientError(Exception):
         self.timed_out = timed_out      # no complete reply within the deadline
 
 
+class CallInterrupted(KeyboardInterrupt):
+    """The process is stopping (Ctrl-C, SIGTERM, SIGHUP): a call in flight was cut off."""
+
+
 class StructuredOutputUnsupported(Exception):
     """The server refused the json_schema response_format (older llama.cpp, Ollama, vLLM)."""
 

@@ -8,6 +8,7 @@ import logging
 import random
 from dataclasses import dataclass, field
 
+from . import stopping
 from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
 from .schema import response_format_for, schema_instruction
 from .tokens import estimate_messages, estimate_tokens
@@ -66,6 +67,7 @@ class Sender:
             in_flight = 1
             try:
                 with gw.limit as in_flight:
+                    stopping.check()    # a call queued for a slot when the process stops
                     # the budget runs from the first request sent, not from the wait for a
                     # free slot: behind a one-slot server, calls queue here by design
                     t0 = gw.clock()
@@ -78,6 +80,12 @@ class Sender:
                     reply = gw.backend.chat(sent, temperature=temperature,
                                             response_format=response_format, timeout=deadline,
                                             max_tokens=st.cap)
+            except KeyboardInterrupt:
+                if "deadline_s" in entry:   # sent: the server may be writing the reply
+                    self._log(st, entry, t0, "interrupted", "the process stopped before the reply")
+                else:
+                    st.attempts -= 1        # still waiting for a slot: nothing was sent
+                raise
             except StructuredOutputUnsupported as exc:
                 self._log(st, entry, t0, "rejected", str(exc))
                 if mode != "json_schema":
