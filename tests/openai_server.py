@@ -92,6 +92,9 @@ class OpenAIServer:
         self.embedding_dim = embedding_dim
         self.timeout_sleep = timeout_sleep
         self.api_key = api_key                 # when set, other keys get an OpenAI-style 401
+        # when set, the exact Authorization header required (a proxy's "Basic ..."); others
+        # get a 401 that quotes the credentials they sent, as a careless server does
+        self.authorization: str | None = None
         self.answered = 0                      # chat completions whose reply was written out
         self.delay = 0.0                       # stall before every answer (concurrency tests)
         self.token_delay = 0.0                 # and per completion token of a chat reply
@@ -287,9 +290,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, owner: OpenAIServer, endpoint: str, body: dict) -> None:
         if not (self.path.rstrip("/").endswith("/chat/completions") or endpoint == "embeddings"):
             return self._send(404, _error(f"unknown path {self.path}", "invalid_request_error"))
-        if owner.api_key is not None and self.headers.get("Authorization") != f"Bearer {owner.api_key}":
-            # A careless server echoing the key: the client must still never record it.
-            sent = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+        wanted = owner.authorization or (None if owner.api_key is None else f"Bearer {owner.api_key}")
+        if wanted is not None and self.headers.get("Authorization") != wanted:
+            # A careless server echoing the credentials it was sent, whatever their scheme:
+            # the client must still never record them.
+            sent = (self.headers.get("Authorization") or "").split(" ", 1)[-1]
             return self._send(401, _error(f"Incorrect API key provided: {sent}.",
                                           "invalid_request_error", "invalid_api_key"))
         if owner.delay:

@@ -15,12 +15,13 @@ import urllib.request
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+import httpx2
 import openai
 
 from ..errors import InputError
 from .deadline import Deadline, within
 from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
-from .redact import Redactor, strip_url_credentials, url_secrets
+from .redact import Redactor, basic_token, strip_url_credentials, url_credentials, url_secrets
 
 PLACEHOLDER_KEY = "not-needed"   # local servers ignore the key, but the SDK insists on one
 OPENAI_HOSTS = ("api.openai.com",)
@@ -74,10 +75,25 @@ def make_openai_client(api_key: str | None = None, base_url: str | None = None,
             "no OpenAI API key: set OPENAI_API_KEY (environment or Streamlit secrets), or point "
             "to a local OpenAI-compatible server with --base-url URL (or OPENAI_BASE_URL), "
             "which needs no key", field="OPENAI_API_KEY")
-    return openai.OpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0)
+    # user:password in the base URL is HTTP Basic authentication of that server (what a proxy
+    # in front of a local server asks for), sent in place of the key, as curl or a browser
+    # would. The HTTP client is given it explicitly and the SDK keeps the URL without it, so
+    # no error message that quotes the URL carries the password.
+    found = url_credentials(url)
+    http_client = None
+    if found is not None:
+        http_client = openai.DefaultHttpxClient(auth=httpx2.BasicAuth(*found), timeout=timeout)
+    return openai.OpenAI(api_key=key, base_url=strip_url_credentials(url), timeout=timeout,
+                         max_retries=0, http_client=http_client)
 
 
 safe_url = strip_url_credentials   # the URL without user:password, fit to store or show
+
+
+def credential_redactor(keys: list[str | None], urls: list[str | None]) -> Redactor:
+    """A Redactor of the keys and of every wire form of the URLs' passwords."""
+    known = [*keys, *(form for url in urls for form in url_secrets(url))]
+    return Redactor(s for s in known if s and s != PLACEHOLDER_KEY)
 
 
 def is_openai_itself(url: str | None) -> bool:
@@ -139,14 +155,14 @@ class OpenAIChatBackend:
         self._client = client
         raw_url = str(client.base_url)
         self.base_url = safe_url(raw_url)
+        self._basic = url_credentials(base_url) or url_credentials(raw_url)
         # Reasoning models (o-series, gpt-5) reject any temperature; learnt from the first 400.
         self.send_temperature = True
         # OpenAI itself wants max_completion_tokens (reasoning models reject max_tokens); other
         # servers know max_tokens. A 400 naming the parameter switches to the other one.
         self.cap_param = "max_completion_tokens" if is_openai_itself(raw_url) else "max_tokens"
-        known = [api_key, getattr(client, "api_key", None), *url_secrets(base_url),
-                 *url_secrets(raw_url)]
-        self.redactor = Redactor(s for s in known if s != PLACEHOLDER_KEY)
+        self.redactor = credential_redactor([api_key, getattr(client, "api_key", None)],
+                                            [base_url, raw_url])
 
     def __repr__(self) -> str:
         return f"OpenAIChatBackend(model={self.model!r}, base_url={self.base_url!r}, api_key='***')"
@@ -170,8 +186,9 @@ class OpenAIChatBackend:
         """How many requests a llama.cpp server serves at once (its /props), when it says."""
         root = self.base_url.rstrip("/")
         root = root[:-3] if root.endswith("/v1") else root
-        request = urllib.request.Request(f"{root}/props", headers={
-            "Authorization": f"Bearer {self._client.api_key}"})
+        auth = f"Basic {basic_token(*self._basic)}" if self._basic else \
+            f"Bearer {self._client.api_key}"
+        request = urllib.request.Request(f"{root}/props", headers={"Authorization": auth})
         try:
             with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT_S) as resp:  # noqa: S310
                 slots = json.loads(resp.read(65536)).get("total_slots")
