@@ -88,9 +88,10 @@ def _estimate(text: str) -> int:
 
 class OpenAIServer:
     def __init__(self, *, embedding_dim: int = 1536, timeout_sleep: float = 1.0,
-                 api_key: str | None = None):
+                 api_key: str | None = None, port: int = 0):
         self.embedding_dim = embedding_dim
         self.timeout_sleep = timeout_sleep
+        self.port = port                       # 0: any free port
         self.api_key = api_key                 # when set, other keys get an OpenAI-style 401
         # when set, the exact Authorization header required (a proxy's "Basic ..."); others
         # get a 401 that quotes the credentials they sent, as a careless server does
@@ -160,7 +161,7 @@ class OpenAIServer:
 
     def start(self) -> OpenAIServer:
         handler = type("Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self._httpd.daemon_threads = True   # a stalled "timeout" answer must not block stop()
         # A short poll interval keeps stop() (and so each test's teardown) fast.
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,),

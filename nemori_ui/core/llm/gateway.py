@@ -3,8 +3,9 @@
 A call never raises for a model-side problem: it returns an `LLMResult` whose record says what
 happened, because each stage has its own sensible fallback (the offline engine) and the UI
 shows every call, failed ones included. It raises `LLMFailure` only when the server looks
-gone: several calls in a row it could not answer, or no answer at all for longer than a call
-may take, so a run stops with a clear message instead of waiting without end.
+gone: several calls in a row it could not answer, or no answer at all for as long as the
+retry budget, so a run stops with a clear message instead of waiting without end. A call cut
+off because the process is stopping is recorded as interrupted, and the interrupt goes on.
 """
 
 from __future__ import annotations
@@ -100,16 +101,17 @@ class LLMGateway:
         self.notice = notice or (lambda text: log.warning("%s", text))
         self.redact: Redactor = getattr(backend, "redactor", None) or Redactor()
         self._streak = _Streak()
+        self._answered_at = float("-inf")     # gateway clock of the last answered call
         self._usage = UsageTally()
         self._sender = Sender(self)
         self._lock = threading.Lock()
 
     @property
     def stop_after_s(self) -> float | None:
-        """No reply at all for this long, across calls: the server is treated as gone."""
-        if self.retry_budget_s is None:
-            return None
-        return self.retry_budget_s + self.timeout_s / 2
+        """No reply at all for this long, across calls: the server is treated as gone. It is
+        the retry budget, so a run stops when its first call has spent the budget unanswered
+        (the README says so)."""
+        return self.retry_budget_s
 
     # -- public ------------------------------------------------------------------------------
 
@@ -203,12 +205,20 @@ class LLMGateway:
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    def streak_expired(self) -> bool:
-        """Every call for longer than a call may take has gone unanswered."""
+    def streak_left(self) -> float | None:
+        """Seconds before the run of unanswered calls has lasted the retry budget; None while
+        no call has gone unanswered (or without a budget)."""
         limit = self.stop_after_s
         with self._lock:
             s = self._streak
-            return limit is not None and s.count > 0 and self.clock() - s.since >= limit
+            if limit is None or s.count == 0:
+                return None
+            return limit - (self.clock() - s.since)
+
+    def streak_expired(self) -> bool:
+        """Every call for as long as the retry budget has gone unanswered."""
+        left = self.streak_left()
+        return left is not None and left <= 0
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -218,9 +228,11 @@ class LLMGateway:
             s = self._streak
             if not unreachable:
                 self._streak = _Streak()
+                self._answered_at = self.clock()
                 return None
             if s.count == 0:
-                s.since = started
+                # silence since the call started, or since another call was last answered
+                s.since = max(started, self._answered_at)
             s.count += 1
             s.last_error = error
             age = self.clock() - s.since
@@ -228,10 +240,12 @@ class LLMGateway:
         limit = self.stop_after_s
         if count < UNREACHABLE_STREAK and (limit is None or age < limit):
             return None
-        calls = "1 call" if count == 1 else f"{count} calls"
-        return (f"the LLM server failed {calls} in a row ({age:.0f} s without an answer), the "
-                f"last with: {error}. Check the model, base URL and key (a slow local model may "
-                "need a longer --timeout); running again resumes from the last finished window.")
+        what = (f"answered nothing for {age:.0f} s, the --retry-budget, and its call failed"
+                if count == 1 else f"failed {count} calls in a row ({age:.0f} s without an "
+                "answer), the last")
+        return (f"the LLM server {what} with: {error}. Check the model, base URL and key (a "
+                "slow local model may need a longer --timeout); running again resumes from the "
+                "last finished window.")
 
     def _from_cache(self, key: str, model: type[T]) -> tuple[T, dict] | None:
         if self.cache is None:

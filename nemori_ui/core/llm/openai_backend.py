@@ -8,6 +8,7 @@ redaction list; every error leaving this module has been redacted.
 from __future__ import annotations
 
 import email.utils
+import errno
 import json
 import os
 import time
@@ -96,6 +97,16 @@ def credential_redactor(keys: list[str | None], urls: list[str | None]) -> Redac
     return Redactor(s for s in known if s and s != PLACEHOLDER_KEY)
 
 
+def _refused(exc: BaseException) -> bool:
+    """Nothing listens at the address yet: a local server that is (re)starting."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, ConnectionRefusedError) or getattr(exc, "errno", None) == errno.ECONNREFUSED:
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def is_openai_itself(url: str | None) -> bool:
     host = (urlsplit(str(url)).hostname or "") if url else "api.openai.com"
     return host in OPENAI_HOSTS
@@ -177,7 +188,8 @@ class OpenAIChatBackend:
     def list_models(self) -> list[str] | None:
         """The ids the server lists at /v1/models; None when it does not say."""
         try:
-            page = self._client.models.list(timeout=PROBE_TIMEOUT_S)
+            # within: a server that trickles bytes would hold the SDK's per-read timeout open
+            page = within(PROBE_TIMEOUT_S, lambda: self._client.models.list(timeout=PROBE_TIMEOUT_S))
             return [m.id for m in getattr(page, "data", []) or [] if getattr(m, "id", None)]
         except Exception:  # noqa: BLE001 - a server without /models is still usable
             return None
@@ -189,9 +201,12 @@ class OpenAIChatBackend:
         auth = f"Basic {basic_token(*self._basic)}" if self._basic else \
             f"Bearer {self._client.api_key}"
         request = urllib.request.Request(f"{root}/props", headers={"Authorization": auth})
-        try:
+        def read() -> Any:
             with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT_S) as resp:  # noqa: S310
-                slots = json.loads(resp.read(65536)).get("total_slots")
+                return json.loads(resp.read(65536)).get("total_slots")
+
+        try:
+            slots = within(PROBE_TIMEOUT_S, read)
         except Exception:  # noqa: BLE001 - not llama.cpp, or no /props: nothing learnt
             return None
         return int(slots) if isinstance(slots, int) and slots > 0 else None
@@ -215,8 +230,11 @@ class OpenAIChatBackend:
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc.__context__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-            raise TransientError(self.redact(
-                f"connection error: could not reach {self.base_url}{detail}")) from None
+            refused = _refused(exc)
+            what = "connection refused (the server is not running, or not ready yet): " \
+                "could not reach" if refused else "connection error: could not reach"
+            raise TransientError(self.redact(f"{what} {self.base_url}{detail}"),
+                                 not_ready=refused) from None
         except openai.APIStatusError as exc:
             if "temperature" in kwargs and _rejects_temperature(exc):
                 self.send_temperature = False
@@ -256,7 +274,9 @@ class OpenAIChatBackend:
         if status == 429 and code == "insufficient_quota":
             return BackendError(text)   # out of credit: waiting will not help
         if status in (408, 409, 429) or status >= 500:
-            return TransientError(text, retry_after=retry_after_seconds(exc.response.headers))
+            # 503: the server is up but cannot serve yet (llama.cpp while it loads a model)
+            return TransientError(text, retry_after=retry_after_seconds(exc.response.headers),
+                                  not_ready=status == 503)
         asked_schema = bool(response_format) and response_format.get("type") == "json_schema"
         if asked_schema and status in (400, 422) and any(w in text.lower() for w in _FORMAT_WORDS):
             return StructuredOutputUnsupported(text)
