@@ -157,6 +157,7 @@ class LLMGateway:
                     raise CallFailed(f"invalid reply after one repair attempt: {problem}")
         except CallFailed as exc:
             status, value, error = "failed", None, self.redact.text(str(exc))
+            text = exc.text if exc.text is not None else text   # a cut reply keeps its text
             log.warning("%s failed: %s", prompt_name, error)
             unreachable = exc.backend
         except BaseException as exc:

@@ -14,13 +14,15 @@ from dataclasses import dataclass, field
 
 from . import stopping
 from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
+from .repetition import repeated_tail
 from .schema import response_format_for, schema_instruction
 from .tokens import estimate_messages, estimate_tokens
 
 log = logging.getLogger(__name__)
 
 # A reply cut at its cap is asked once more with the cap multiplied by this, never above
-# MAX_CAP; cut again, the call is recorded as truncated.
+# MAX_CAP; cut again, the call is recorded as truncated. A cut reply that repeats itself is
+# not asked again: a larger cap would only buy more of the loop.
 CAP_GROWTH = 2
 MAX_CAP = 8192
 MIN_ATTEMPT_S = 1.0     # an attempt with less time than this left in the budget is not started
@@ -29,9 +31,10 @@ NOT_READY_MAX_S = 8.0   # longest wait between two asks of a server that is not 
 
 
 class CallFailed(Exception):
-    def __init__(self, message: str, *, backend: bool = False):
+    def __init__(self, message: str, *, backend: bool = False, text: str | None = None):
         super().__init__(message)
         self.backend = backend   # the server could not be used, as opposed to a bad reply
+        self.text = text         # what the server did send (a reply cut at its cap)
 
 
 @dataclass
@@ -130,13 +133,18 @@ class Sender:
             if reply.finish_reason == "length":
                 self._log(st, entry, t0, "truncated", None, reply)
                 cap = st.cap
-                if cap and not enlarged and cap < MAX_CAP:
+                loop = repeated_tail(reply.text)
+                if cap and not enlarged and cap < MAX_CAP and loop is None:
                     enlarged = True
                     st.cap = min(MAX_CAP, cap * CAP_GROWTH)
                     st.notes.append(f"reply cut at max_tokens={cap}; asked again with {st.cap}")
                     continue
-                raise CallFailed(f"truncated: the reply was cut at max_tokens={cap or 'the server limit'} "
-                                 "(finish_reason length) and is not valid JSON")
+                where = f"max_tokens={cap}" if cap else "the server's limit"
+                why = (f"the reply repeats {loop[0].strip()[:40]!r} {loop[1]} times and was cut "
+                       f"at {where}: a model in a loop, not asked again with a larger cap"
+                       if loop else f"the reply was cut at {where} (finish_reason length) "
+                       "and is not valid JSON")
+                raise CallFailed(f"truncated: {why}", text=reply.text)
             self._log(st, entry, t0, "ok", None, reply)
             return reply, sent
 
