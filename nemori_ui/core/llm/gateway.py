@@ -26,6 +26,7 @@ from ..errors import LLMFailure
 from ..models import LLMCallRecord
 from . import stopping
 from .cache import ResponseCache
+from .examples import copied_example
 from .limiter import AdaptiveLimit
 from .protocol import ChatBackend, ChatReply, StructuredOutputUnsupported, TransientError
 from .redact import Redactor
@@ -123,7 +124,7 @@ class LLMGateway:
         key = self.cache_key(messages, schema, temp)
         started = time.perf_counter()
 
-        hit = self._from_cache(key, response_model)
+        hit = self._from_cache(key, response_model, messages)
         if hit is not None:
             value, entry = hit
             record = self._record(prompt_name, messages, key, started, CallState(), cached=True,
@@ -138,7 +139,7 @@ class LLMGateway:
         try:
             reply, sent = self._sender.send(convo, prompt_name, schema, temp, st)
             text = reply.text
-            value, problem = parse_reply(text, response_model)
+            value, problem = self._parse(text, response_model, convo)
             status = "ok"
             if problem is not None:
                 log.info("%s: invalid reply (%s); asking for a repair", prompt_name, problem)
@@ -151,7 +152,7 @@ class LLMGateway:
                 ]
                 reply, sent = self._sender.send(repair, prompt_name, schema, temp, st)
                 text = reply.text
-                value, problem = parse_reply(text, response_model)
+                value, problem = self._parse(text, response_model, convo)
                 status = "repaired"
                 if problem is not None:
                     raise CallFailed(f"invalid reply after one repair attempt: {problem}")
@@ -248,12 +249,24 @@ class LLMGateway:
                 "slow local model may need a longer --timeout); running again resumes from the "
                 "last finished window.")
 
-    def _from_cache(self, key: str, model: type[T]) -> tuple[T, dict] | None:
+    @staticmethod
+    def _parse(text: str | None, model: type[T], messages: list[dict]) -> tuple[T | None, str | None]:
+        """The reply's value, or what is wrong with it: not JSON, not the schema, or a copy of
+        the prompt's own example."""
+        value, problem = parse_reply(text, model)
+        if value is not None:
+            problem = copied_example(messages, value.model_dump(mode="json"))
+        return (value, None) if problem is None else (None, problem)
+
+    def _from_cache(self, key: str, model: type[T],
+                    messages: list[dict]) -> tuple[T, dict] | None:
         if self.cache is None:
             return None
         entry = self.cache.get(key)
         if not entry or entry.get("parsed") is None:
             return None
+        if copied_example(messages, entry["parsed"]) is not None:
+            return None   # kept by an older release that took the prompt's example: ask again
         try:
             return model.model_validate(entry["parsed"]), entry
         except ValueError:
