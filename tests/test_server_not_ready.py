@@ -77,8 +77,9 @@ def test_a_server_that_is_restarting_is_waited_for(isolated_home):
     starter = threading.Timer(2.5, server.start)
     starter.start()
     try:
+        # --attempts 3, the default: waiting for a server that is not ready does not spend them
         gw = LLMGateway(OpenAIChatBackend("m", base_url=f"http://127.0.0.1:{port}/v1"),
-                        notice=lambda t: None)
+                        retries=2, notice=lambda t: None)
         result = gw.complete("p", [{"role": "user", "content": "q"}], Reply)
     finally:
         starter.join()
@@ -103,18 +104,54 @@ class SilentBackend:
         raise TransientError(f"request timed out within {timeout:g} s", timed_out=True)
 
 
-@pytest.mark.parametrize("budget, timeout", [(90.0, 60.0), (30.0, 60.0), (90.0, 20.0)])
-def test_a_server_that_answers_nothing_stops_the_run_when_the_budget_is_spent(budget, timeout):
-    now = [0.0]
-
+def gateway_on(backend, now: list[float], budget: float, timeout: float) -> LLMGateway:
     def wait(seconds: float) -> None:
         now[0] += seconds
 
-    gw = LLMGateway(SilentBackend(now), timeout_s=timeout, retry_budget_s=budget,
-                    sleep=wait, clock=lambda: now[0], notice=lambda t: None)
+    # retries=2: --attempts 3, the default
+    return LLMGateway(backend, timeout_s=timeout, retry_budget_s=budget, retries=2, sleep=wait,
+                      clock=lambda: now[0], notice=lambda t: None)
+
+
+@pytest.mark.parametrize("budget, timeout", [(90.0, 60.0), (30.0, 60.0), (90.0, 20.0),
+                                             (90.0, 25.0)])
+def test_a_server_that_answers_nothing_stops_the_run_when_the_budget_is_spent(budget, timeout):
+    now = [0.0]
+    gw = gateway_on(SilentBackend(now), now, budget, timeout)
     with pytest.raises(LLMFailure) as stopped:
         for n in range(20):      # the calls of a run, one after another
             gw.complete(f"p{n}", [{"role": "user", "content": f"q{n}"}], Reply)
     # the budget, plus at most the last short retry's wait: never a request timeout more
     assert budget <= now[0] <= budget + 2.0, (now[0], str(stopped.value))
     assert f"{budget:.0f} s" in str(stopped.value)
+
+
+class SlowThenAnswering(SilentBackend):
+    """Call "a" is never answered; while its first request waits, call "b" is answered, 50 s
+    into the silence of "a"."""
+
+    def __init__(self, clock: list[float]):
+        super().__init__(clock)
+        self.gateway: LLMGateway | None = None
+
+    def chat(self, messages, *, temperature, response_format, timeout, max_tokens=None) -> ChatReply:
+        if messages[-1]["content"] == "b":
+            self.clock[0] = 50.0
+            return ChatReply(text='{"answer": "b"}')
+        if self.clock[0] == 0.0:
+            started = self.clock[0]
+            assert self.gateway.complete("b", [{"role": "user", "content": "b"}], Reply).ok
+            self.clock[0] = started + timeout
+            raise TransientError("request timed out", timed_out=True)
+        return super().chat(messages, temperature=temperature, response_format=response_format,
+                            timeout=timeout, max_tokens=max_tokens)
+
+
+def test_silence_counts_from_the_last_answer_not_from_a_slow_calls_start():
+    now = [0.0]
+    backend = SlowThenAnswering(now)
+    gw = backend.gateway = gateway_on(backend, now, 90.0, 60.0)
+    # "a" spends its whole budget unanswered, but the server answered "b" 40 s before: it is
+    # not gone, and the run goes on
+    result = gw.complete("a", [{"role": "user", "content": "a"}], Reply)
+    assert result.record.status == "failed" and now[0] >= 90.0
