@@ -59,7 +59,7 @@ def test_a_model_that_only_copies_the_example_stores_no_memory_of_it(openai_serv
 
 def test_choices_instructions_and_what_the_input_says_are_not_copies():
     system = [{"role": "system", "content": consolidate.SYSTEMS["paper"]},
-              {"role": "user", "content": "New fact: Ana lives in Porto."}]
+              {"role": "user", "content": "Incoming: Ana lives in Porto."}]
     assert copied_example(system, {"reason": "the same home", "action": "new", "targets": [],
                                    "merged_text": None}) is None
     assert copied_example(system, {"reason": "x", "action": "merge", "targets": [1],
@@ -69,3 +69,18 @@ def test_choices_instructions_and_what_the_input_says_are_not_copies():
               {"role": "user", "content": "Memories: ... Question: where?"}]
     assert copied_example(strict, {"answer": "Not mentioned in the conversation."}) is None
     assert copied_example(strict, {"answer": "..."}) is not None
+
+
+def test_a_cached_copy_of_the_placeholder_is_asked_again(openai_server):
+    openai_server.responder = lambda body: {"insights": [{"text": "Maya runs.", "lines": [1]}]}
+    messages = distill.render(CONV.messages[:4], "(no prediction)", "paper")
+    cache = MemoryResponseCache()
+    gw = LLMGateway(OpenAIChatBackend("m", base_url=openai_server.url), cache,
+                    notice=lambda t: None)
+    key = gw.cache_key(messages, distill.DistillReply.model_json_schema(), gw.temperature)
+    copied = {"insights": [{"text": "a statement", "lines": [3, 4]}]}   # an older release's
+    cache.put(key, {"response_text": "{}", "parsed": copied, "input_tokens": 1,
+                    "output_tokens": 1})
+    result = gw.complete("distill", messages, distill.DistillReply)
+    assert not result.record.cached and len(openai_server.chat_requests) == 1
+    assert [i.text for i in result.value.insights] == ["Maya runs."]
