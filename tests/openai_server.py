@@ -88,10 +88,15 @@ def _estimate(text: str) -> int:
 
 class OpenAIServer:
     def __init__(self, *, embedding_dim: int = 1536, timeout_sleep: float = 1.0,
-                 api_key: str | None = None):
+                 api_key: str | None = None, port: int = 0):
         self.embedding_dim = embedding_dim
         self.timeout_sleep = timeout_sleep
+        self.port = port                       # 0: any free port
         self.api_key = api_key                 # when set, other keys get an OpenAI-style 401
+        # when set, the exact Authorization header required (a proxy's "Basic ..."); others
+        # get a 401 that quotes the credentials they sent, as a careless server does
+        self.authorization: str | None = None
+        self.answered = 0                      # chat completions whose reply was written out
         self.delay = 0.0                       # stall before every answer (concurrency tests)
         self.token_delay = 0.0                 # and per completion token of a chat reply
         self.responder: Callable[[dict], str | dict | ServerReply] | None = None
@@ -156,7 +161,7 @@ class OpenAIServer:
 
     def start(self) -> OpenAIServer:
         handler = type("Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self._httpd.daemon_threads = True   # a stalled "timeout" answer must not block stop()
         # A short poll interval keeps stop() (and so each test's teardown) fast.
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,),
@@ -286,9 +291,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, owner: OpenAIServer, endpoint: str, body: dict) -> None:
         if not (self.path.rstrip("/").endswith("/chat/completions") or endpoint == "embeddings"):
             return self._send(404, _error(f"unknown path {self.path}", "invalid_request_error"))
-        if owner.api_key is not None and self.headers.get("Authorization") != f"Bearer {owner.api_key}":
-            # A careless server echoing the key: the client must still never record it.
-            sent = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+        wanted = owner.authorization or (None if owner.api_key is None else f"Bearer {owner.api_key}")
+        if wanted is not None and self.headers.get("Authorization") != wanted:
+            # A careless server echoing the credentials it was sent, whatever their scheme:
+            # the client must still never record them.
+            sent = (self.headers.get("Authorization") or "").split(" ", 1)[-1]
             return self._send(401, _error(f"Incorrect API key provided: {sent}.",
                                           "invalid_request_error", "invalid_api_key"))
         if owner.delay:
@@ -339,7 +346,10 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.token_delay:
             # a model writes its reply token by token: the longer the reply, the longer the wait
             time.sleep(owner.token_delay * _estimate(reply.content or ""))
-        return self._send(200, answer, reply.headers)
+        self._send(200, answer, reply.headers)
+        with owner._lock:
+            owner.answered += 1
+        return None
 
     def _send(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode("utf-8")

@@ -10,9 +10,12 @@ command whose optional dependency is missing does not break the others.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
+from collections.abc import Iterator
 
 from ..core.errors import InputError, LLMFailure, StoreError
 
@@ -33,7 +36,50 @@ def build_parser(names: list[str] | None = None) -> tuple[argparse.ArgumentParse
     return parser, modules
 
 
+# `kill` (SIGTERM), a closed terminal (SIGHUP) and Ctrl-C end a command the same way: the
+# calls in flight are cut off and recorded as interrupted, the run is marked interrupted and
+# resumes when the command is run again. Python's default for SIGTERM and SIGHUP would end the
+# process on the spot, without a word stored.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+
+STOPPING = "nemori_ui.core.llm.stopping"
+
+
+def _stop(signum, frame) -> None:
+    # no import here: the signal may land in the middle of one. Before the LLM code is
+    # loaded no call can be in flight.
+    stopping = sys.modules.get(STOPPING)
+    if stopping is not None:
+        stopping.request()      # the threads waiting for replies see it and give up
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """Inside the block a stop signal raises KeyboardInterrupt; the previous handlers are back
+    after it (a command run inside another program leaves that program's handlers alone)."""
+    try:
+        before = {sig: signal.signal(sig, _stop) for sig in STOP_SIGNALS}
+    except ValueError:          # not the main thread: signals are not ours to take
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        if STOPPING in sys.modules:
+            sys.modules[STOPPING].clear()
+
+
 def main(argv: list[str] | None = None) -> int:
+    with stop_signals_interrupt():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word that is not an option names the command (no global options exist).
     wanted = next((a for a in argv if not a.startswith("-")), None)

@@ -76,10 +76,13 @@ def add_llm_options(p) -> None:
     g.add_argument("--timeout", type=float, default=60.0, dest="timeout_s", metavar="SECONDS",
                    help="seconds one request may take, connect to last byte (default 60)")
     g.add_argument("--attempts", type=int, default=3, metavar="N",
-                   help="requests per call, the first included (default 3)")
+                   help="requests per call, the first included (default 3); a server that is "
+                        "not ready (HTTP 503, connection refused) is asked until the retry "
+                        "budget is spent")
     g.add_argument("--retry-budget", type=float, default=90.0, dest="retry_budget_s",
                    metavar="SECONDS",
-                   help="seconds a call may keep retrying (default 90)")
+                   help="seconds a call may keep retrying, and a run may go without an answer "
+                        "before it stops (default 90)")
 
 
 def llm_settings(args) -> dict:

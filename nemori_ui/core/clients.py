@@ -13,13 +13,16 @@ from .store.caches import SqliteResponseCache, SqliteVectorCache
 
 
 def build_embedder(config: PipelineConfig, store: Store | None, *, api_key: str | None = None,
-                   secrets: Mapping | None = None):
+                   secrets: Mapping | None = None, base_url: str | None = None):
+    """`base_url` is the URL as the user gave it, credentials included (see openai_backend)."""
     cache = SqliteVectorCache(store) if store else None
     if config.embedder == "openai":
         from .embed import OpenAIEmbedder
-        from .llm.openai_backend import make_openai_client, resolve_openai_settings
-        key, base = resolve_openai_settings(api_key, config.base_url, secrets)
-        inner = OpenAIEmbedder(make_openai_client(key, base), config.embedding_model)
+        from .llm.openai_backend import (credential_redactor, make_openai_client,
+                                         resolve_openai_settings)
+        key, base = resolve_openai_settings(api_key, base_url or config.base_url, secrets)
+        inner = OpenAIEmbedder(make_openai_client(key, base), config.embedding_model,
+                               redactor=credential_redactor([key], [base]))
     else:
         from .embed import load_minilm
         inner = load_minilm()
@@ -72,7 +75,8 @@ def build_clients(config: PipelineConfig, store: Store | None, *, api_key: str |
                   notice: Callable[[str], None] | None = None) -> Clients:
     """`backend` (a ChatBackend) and `embedder` may be given directly, e.g. by tests.
     `notice` hears each retry and what was learnt about the server as it happens."""
-    embedder = embedder or build_embedder(config, store, api_key=api_key, secrets=secrets)
+    embedder = embedder or build_embedder(config, store, api_key=api_key, secrets=secrets,
+                                          base_url=base_url)
     offline = OfflineDecider(embedder, config.offline)
     if config.backend == "offline" and backend is None:
         return Clients(decider=offline, embedder=embedder)

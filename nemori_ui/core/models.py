@@ -107,7 +107,8 @@ class LLMCallRecord(BaseModel):
     output_tokens: int = 0
     latency_s: float = 0.0
     cached: bool = False
-    status: Literal["ok", "repaired", "failed"] = "ok"
+    # interrupted: the process stopped (Ctrl-C, SIGTERM, SIGHUP) while the call was in flight
+    status: Literal["ok", "repaired", "failed", "interrupted"] = "ok"
     error: str | None = None
     attempts: int = 1                 # requests sent: retries and the repair included
     cache_key: str = ""
@@ -116,8 +117,9 @@ class LLMCallRecord(BaseModel):
     served_model: str | None = None   # the model the server says answered
     finish_reason: str | None = None
     max_tokens: int | None = None     # the output cap of the last request
-    # one entry per request: n, seconds, outcome (ok, retried, truncated, failed), error,
-    # input/output tokens (estimated when the server sent no usage), max_tokens
+    # one entry per request: n, seconds, outcome (ok, timed out, truncated, failed, rejected,
+    # interrupted), error, input/output tokens (estimated when the server sent no usage),
+    # max_tokens
     requests: list[dict[str, Any]] = Field(default_factory=list)
     # what the call served: {"kind": "run" | "ask" | "eval" | "judge", "run_id", "window",
     # "eval_id", "item_id"}

@@ -38,13 +38,13 @@ def _retry_after(exc: Exception) -> float | None:
         return None
 
 
-def _scrub(value: Any, secret: str) -> Any:
+def _scrub(value: Any, mask: Callable[[str], str]) -> Any:
     if isinstance(value, str):
-        return value.replace(secret, "***")
+        return mask(value)
     if isinstance(value, dict):
-        return {k: _scrub(v, secret) for k, v in value.items()}
+        return {k: _scrub(v, mask) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_scrub(v, secret) for v in value)
+        return type(value)(_scrub(v, mask) for v in value)
     return value
 
 
@@ -57,7 +57,8 @@ class OpenAIEmbedder:
 
     def __init__(self, client: Any, model: str = "text-embedding-3-small", *,
                  batch_size: int = 256, retries: int = 4, backoff: float = 0.5,
-                 dim: int | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+                 dim: int | None = None, sleep: Callable[[float], None] = time.sleep,
+                 redactor: Callable[[str], str] | None = None) -> None:
         if batch_size < 1 or retries < 0:
             raise ValueError("batch_size must be >= 1 and retries >= 0")
         # The SDK retries by itself too; stacked policies would multiply the attempts and hide
@@ -69,6 +70,7 @@ class OpenAIEmbedder:
         self.name = f"openai:{model}"
         self.batch_size, self.retries, self.backoff = batch_size, retries, backoff
         self._sleep = sleep
+        self._redact = redactor     # every wire form of the credentials, when the caller knows them
         self._dim = dim if dim is not None else KNOWN_DIMS.get(model)
         self._dim_lock = threading.Lock()
         self.calls = 0  # HTTP requests made, retries included
@@ -95,14 +97,17 @@ class OpenAIEmbedder:
         return unit_rows(out)
 
     def _without_key(self, exc: Exception) -> Exception:
-        """The same error with the API key masked: a server refusing a key may quote it (a 401
-        does), and the message goes on to the run store, the terminal and the page."""
+        """The same error with the credentials masked: a server refusing a key may quote it (a
+        401 does), and the message goes on to the run store, the terminal and the page."""
+        mask = self._redact
         key = getattr(self._client, "api_key", None)
-        if isinstance(key, str) and len(key) >= 4 and key != PLACEHOLDER_KEY:
-            exc.args = _scrub(exc.args, key)
+        if mask is None and isinstance(key, str) and len(key) >= 4 and key != PLACEHOLDER_KEY:
+            mask = lambda text: text.replace(key, "***")  # noqa: E731
+        if mask is not None:
+            exc.args = _scrub(exc.args, mask)
             for name in ("message", "body"):
                 if getattr(exc, name, None) is not None:
-                    setattr(exc, name, _scrub(getattr(exc, name), key))
+                    setattr(exc, name, _scrub(getattr(exc, name), mask))
         return exc
 
     def _request(self, batch: list[str]) -> np.ndarray:

@@ -3,8 +3,9 @@
 A call never raises for a model-side problem: it returns an `LLMResult` whose record says what
 happened, because each stage has its own sensible fallback (the offline engine) and the UI
 shows every call, failed ones included. It raises `LLMFailure` only when the server looks
-gone: several calls in a row it could not answer, or no answer at all for longer than a call
-may take, so a run stops with a clear message instead of waiting without end.
+gone: several calls in a row it could not answer, or no answer at all for as long as the
+retry budget, so a run stops with a clear message instead of waiting without end. A call cut
+off because the process is stopping is recorded as interrupted, and the interrupt goes on.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from pydantic import BaseModel
 
 from ..errors import LLMFailure
 from ..models import LLMCallRecord
+from . import stopping
 from .cache import ResponseCache
+from .examples import copied_example
 from .limiter import AdaptiveLimit
 from .protocol import ChatBackend, ChatReply, StructuredOutputUnsupported, TransientError
 from .redact import Redactor
@@ -77,7 +80,7 @@ class LLMGateway:
                  max_concurrency: int = 8, retries: int = 4, timeout_s: float = 60.0,
                  retry_budget_s: float | None = 90.0, backoff_base_s: float = 0.5,
                  backoff_max_s: float = 20.0, structured_output: StructuredMode = "json_schema",
-                 temperature: float = 0.2, sleep: Callable[[float], None] = time.sleep,
+                 temperature: float = 0.2, sleep: Callable[[float], None] = stopping.pause,
                  sink: CallSink | None = None, notice: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.backend = backend
@@ -99,16 +102,17 @@ class LLMGateway:
         self.notice = notice or (lambda text: log.warning("%s", text))
         self.redact: Redactor = getattr(backend, "redactor", None) or Redactor()
         self._streak = _Streak()
+        self._answered_at = float("-inf")     # gateway clock of the last answered call
         self._usage = UsageTally()
         self._sender = Sender(self)
         self._lock = threading.Lock()
 
     @property
     def stop_after_s(self) -> float | None:
-        """No reply at all for this long, across calls: the server is treated as gone."""
-        if self.retry_budget_s is None:
-            return None
-        return self.retry_budget_s + self.timeout_s / 2
+        """No reply at all for this long, across calls: the server is treated as gone. It is
+        the retry budget, so a run stops when its first call has spent the budget unanswered
+        (the README says so)."""
+        return self.retry_budget_s
 
     # -- public ------------------------------------------------------------------------------
 
@@ -120,7 +124,7 @@ class LLMGateway:
         key = self.cache_key(messages, schema, temp)
         started = time.perf_counter()
 
-        hit = self._from_cache(key, response_model)
+        hit = self._from_cache(key, response_model, messages)
         if hit is not None:
             value, entry = hit
             record = self._record(prompt_name, messages, key, started, CallState(), cached=True,
@@ -135,7 +139,7 @@ class LLMGateway:
         try:
             reply, sent = self._sender.send(convo, prompt_name, schema, temp, st)
             text = reply.text
-            value, problem = parse_reply(text, response_model)
+            value, problem = self._parse(text, response_model, convo)
             status = "ok"
             if problem is not None:
                 log.info("%s: invalid reply (%s); asking for a repair", prompt_name, problem)
@@ -148,14 +152,26 @@ class LLMGateway:
                 ]
                 reply, sent = self._sender.send(repair, prompt_name, schema, temp, st)
                 text = reply.text
-                value, problem = parse_reply(text, response_model)
+                value, problem = self._parse(text, response_model, convo)
                 status = "repaired"
                 if problem is not None:
                     raise CallFailed(f"invalid reply after one repair attempt: {problem}")
         except CallFailed as exc:
             status, value, error = "failed", None, self.redact.text(str(exc))
+            text = exc.text if exc.text is not None else text   # a cut reply keeps its text
             log.warning("%s failed: %s", prompt_name, error)
             unreachable = exc.backend
+        except BaseException as exc:
+            # Ctrl-C, SIGTERM or SIGHUP (or the app stopping its script): the requests this
+            # call sent were made, and some answered; keep them on record before going on
+            if isinstance(exc, Exception) or not st.log:
+                raise
+            self._record(prompt_name, sent, key, started, st, cached=False, text=text,
+                         parsed=None, tokens=(st.input_tokens, st.output_tokens),
+                         status="interrupted",
+                         error="; ".join(["interrupted: the process stopped during the call",
+                                          *st.notes]))
+            raise
         else:
             unreachable = False
         streak = self._count_streak(unreachable, st.started, error)
@@ -191,12 +207,20 @@ class LLMGateway:
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    def streak_expired(self) -> bool:
-        """Every call for longer than a call may take has gone unanswered."""
+    def streak_left(self) -> float | None:
+        """Seconds before the run of unanswered calls has lasted the retry budget; None while
+        no call has gone unanswered (or without a budget)."""
         limit = self.stop_after_s
         with self._lock:
             s = self._streak
-            return limit is not None and s.count > 0 and self.clock() - s.since >= limit
+            if limit is None or s.count == 0:
+                return None
+            return limit - (self.clock() - s.since)
+
+    def streak_expired(self) -> bool:
+        """Every call for as long as the retry budget has gone unanswered."""
+        left = self.streak_left()
+        return left is not None and left <= 0
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -206,9 +230,11 @@ class LLMGateway:
             s = self._streak
             if not unreachable:
                 self._streak = _Streak()
+                self._answered_at = self.clock()
                 return None
             if s.count == 0:
-                s.since = started
+                # silence since the call started, or since another call was last answered
+                s.since = max(started, self._answered_at)
             s.count += 1
             s.last_error = error
             age = self.clock() - s.since
@@ -216,17 +242,31 @@ class LLMGateway:
         limit = self.stop_after_s
         if count < UNREACHABLE_STREAK and (limit is None or age < limit):
             return None
-        calls = "1 call" if count == 1 else f"{count} calls"
-        return (f"the LLM server failed {calls} in a row ({age:.0f} s without an answer), the "
-                f"last with: {error}. Check the model, base URL and key (a slow local model may "
-                "need a longer --timeout); running again resumes from the last finished window.")
+        what = (f"answered nothing for {age:.0f} s, the --retry-budget, and its call failed"
+                if count == 1 else f"failed {count} calls in a row ({age:.0f} s without an "
+                "answer), the last")
+        return (f"the LLM server {what} with: {error}. Check the model, base URL and key (a "
+                "slow local model may need a longer --timeout); running again resumes from the "
+                "last finished window.")
 
-    def _from_cache(self, key: str, model: type[T]) -> tuple[T, dict] | None:
+    @staticmethod
+    def _parse(text: str | None, model: type[T], messages: list[dict]) -> tuple[T | None, str | None]:
+        """The reply's value, or what is wrong with it: not JSON, not the schema, or a copy of
+        the prompt's own example."""
+        value, problem = parse_reply(text, model)
+        if value is not None:
+            problem = copied_example(messages, value.model_dump(mode="json"))
+        return (value, None) if problem is None else (None, problem)
+
+    def _from_cache(self, key: str, model: type[T],
+                    messages: list[dict]) -> tuple[T, dict] | None:
         if self.cache is None:
             return None
         entry = self.cache.get(key)
         if not entry or entry.get("parsed") is None:
             return None
+        if copied_example(messages, entry["parsed"]) is not None:
+            return None   # kept by an older release that took the prompt's example: ask again
         try:
             return model.model_validate(entry["parsed"]), entry
         except ValueError:

@@ -8,19 +8,21 @@ redaction list; every error leaving this module has been redacted.
 from __future__ import annotations
 
 import email.utils
+import errno
 import json
 import os
-import threading
 import time
 import urllib.request
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+import httpx2
 import openai
 
 from ..errors import InputError
+from .deadline import Deadline, within
 from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
-from .redact import Redactor, strip_url_credentials, url_secrets
+from .redact import Redactor, basic_token, strip_url_credentials, url_credentials, url_secrets
 
 PLACEHOLDER_KEY = "not-needed"   # local servers ignore the key, but the SDK insists on one
 OPENAI_HOSTS = ("api.openai.com",)
@@ -74,44 +76,40 @@ def make_openai_client(api_key: str | None = None, base_url: str | None = None,
             "no OpenAI API key: set OPENAI_API_KEY (environment or Streamlit secrets), or point "
             "to a local OpenAI-compatible server with --base-url URL (or OPENAI_BASE_URL), "
             "which needs no key", field="OPENAI_API_KEY")
-    return openai.OpenAI(api_key=key, base_url=url, timeout=timeout, max_retries=0)
+    # user:password in the base URL is HTTP Basic authentication of that server (what a proxy
+    # in front of a local server asks for), sent in place of the key, as curl or a browser
+    # would. The HTTP client is given it explicitly and the SDK keeps the URL without it, so
+    # no error message that quotes the URL carries the password.
+    found = url_credentials(url)
+    http_client = None
+    if found is not None:
+        http_client = openai.DefaultHttpxClient(auth=httpx2.BasicAuth(*found), timeout=timeout)
+    return openai.OpenAI(api_key=key, base_url=strip_url_credentials(url), timeout=timeout,
+                         max_retries=0, http_client=http_client)
 
 
 safe_url = strip_url_credentials   # the URL without user:password, fit to store or show
 
 
+def credential_redactor(keys: list[str | None], urls: list[str | None]) -> Redactor:
+    """A Redactor of the keys and of every wire form of the URLs' passwords."""
+    known = [*keys, *(form for url in urls for form in url_secrets(url))]
+    return Redactor(s for s in known if s and s != PLACEHOLDER_KEY)
+
+
+def _refused(exc: BaseException) -> bool:
+    """Nothing listens at the address yet: a local server that is (re)starting."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, ConnectionRefusedError) or getattr(exc, "errno", None) == errno.ECONNREFUSED:
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def is_openai_itself(url: str | None) -> bool:
     host = (urlsplit(str(url)).hostname or "") if url else "api.openai.com"
     return host in OPENAI_HOSTS
-
-
-class _Deadline(Exception):
-    pass
-
-
-def within(deadline_s: float, fn):
-    """fn() or `_Deadline` once `deadline_s` have passed, whatever the server sends meanwhile.
-
-    The SDK's timeout bounds each wait for a byte, so a server that trickles a byte every few
-    seconds would hold a call for ever; the request runs in a thread of its own and is left
-    behind when the deadline passes (its own read timeout ends it once the server stops).
-    """
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            box["error"] = exc
-
-    worker = threading.Thread(target=run, name="llm-request", daemon=True)
-    worker.start()
-    worker.join(deadline_s)
-    if worker.is_alive():
-        raise _Deadline
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def _kind_of_body(value: Any) -> str:
@@ -168,14 +166,14 @@ class OpenAIChatBackend:
         self._client = client
         raw_url = str(client.base_url)
         self.base_url = safe_url(raw_url)
+        self._basic = url_credentials(base_url) or url_credentials(raw_url)
         # Reasoning models (o-series, gpt-5) reject any temperature; learnt from the first 400.
         self.send_temperature = True
         # OpenAI itself wants max_completion_tokens (reasoning models reject max_tokens); other
         # servers know max_tokens. A 400 naming the parameter switches to the other one.
         self.cap_param = "max_completion_tokens" if is_openai_itself(raw_url) else "max_tokens"
-        known = [api_key, getattr(client, "api_key", None), *url_secrets(base_url),
-                 *url_secrets(raw_url)]
-        self.redactor = Redactor(s for s in known if s != PLACEHOLDER_KEY)
+        self.redactor = credential_redactor([api_key, getattr(client, "api_key", None)],
+                                            [base_url, raw_url])
 
     def __repr__(self) -> str:
         return f"OpenAIChatBackend(model={self.model!r}, base_url={self.base_url!r}, api_key='***')"
@@ -190,7 +188,8 @@ class OpenAIChatBackend:
     def list_models(self) -> list[str] | None:
         """The ids the server lists at /v1/models; None when it does not say."""
         try:
-            page = self._client.models.list(timeout=PROBE_TIMEOUT_S)
+            # within: a server that trickles bytes would hold the SDK's per-read timeout open
+            page = within(PROBE_TIMEOUT_S, lambda: self._client.models.list(timeout=PROBE_TIMEOUT_S))
             return [m.id for m in getattr(page, "data", []) or [] if getattr(m, "id", None)]
         except Exception:  # noqa: BLE001 - a server without /models is still usable
             return None
@@ -199,11 +198,15 @@ class OpenAIChatBackend:
         """How many requests a llama.cpp server serves at once (its /props), when it says."""
         root = self.base_url.rstrip("/")
         root = root[:-3] if root.endswith("/v1") else root
-        request = urllib.request.Request(f"{root}/props", headers={
-            "Authorization": f"Bearer {self._client.api_key}"})
-        try:
+        auth = f"Basic {basic_token(*self._basic)}" if self._basic else \
+            f"Bearer {self._client.api_key}"
+        request = urllib.request.Request(f"{root}/props", headers={"Authorization": auth})
+        def read() -> Any:
             with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT_S) as resp:  # noqa: S310
-                slots = json.loads(resp.read(65536)).get("total_slots")
+                return json.loads(resp.read(65536)).get("total_slots")
+
+        try:
+            slots = within(PROBE_TIMEOUT_S, read)
         except Exception:  # noqa: BLE001 - not llama.cpp, or no /props: nothing learnt
             return None
         return int(slots) if isinstance(slots, int) and slots > 0 else None
@@ -221,14 +224,17 @@ class OpenAIChatBackend:
                      response_format=response_format, timeout=timeout, max_tokens=max_tokens)
         try:
             resp = within(timeout, lambda: self._client.chat.completions.create(**kwargs))
-        except (_Deadline, openai.APITimeoutError):
+        except (Deadline, openai.APITimeoutError):
             raise TransientError(f"request timed out: no complete reply from {self.base_url} "
                                  f"within {timeout:g} s", timed_out=True) from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc.__context__
             detail = f" ({type(cause).__name__}: {cause})" if cause is not None else ""
-            raise TransientError(self.redact(
-                f"connection error: could not reach {self.base_url}{detail}")) from None
+            refused = _refused(exc)
+            what = "connection refused (the server is not running, or not ready yet): " \
+                "could not reach" if refused else "connection error: could not reach"
+            raise TransientError(self.redact(f"{what} {self.base_url}{detail}"),
+                                 not_ready=refused) from None
         except openai.APIStatusError as exc:
             if "temperature" in kwargs and _rejects_temperature(exc):
                 self.send_temperature = False
@@ -268,7 +274,9 @@ class OpenAIChatBackend:
         if status == 429 and code == "insufficient_quota":
             return BackendError(text)   # out of credit: waiting will not help
         if status in (408, 409, 429) or status >= 500:
-            return TransientError(text, retry_after=retry_after_seconds(exc.response.headers))
+            # 503: the server is up but cannot serve yet (llama.cpp while it loads a model)
+            return TransientError(text, retry_after=retry_after_seconds(exc.response.headers),
+                                  not_ready=status == 503)
         asked_schema = bool(response_format) and response_format.get("type") == "json_schema"
         if asked_schema and status in (400, 422) and any(w in text.lower() for w in _FORMAT_WORDS):
             return StructuredOutputUnsupported(text)

@@ -19,10 +19,17 @@ class TransientError(Exception):
     """Worth retrying: rate limit, 5xx, timeout, dropped connection."""
 
     def __init__(self, message: str, *, retry_after: float | None = None,
-                 timed_out: bool = False):
+                 timed_out: bool = False, not_ready: bool = False):
         super().__init__(message)
         self.retry_after = retry_after
         self.timed_out = timed_out      # no complete reply within the deadline
+        # the server is there but cannot serve yet (HTTP 503 while it loads a model) or is
+        # restarting (connection refused): asked again until the retry budget is spent
+        self.not_ready = not_ready
+
+
+class CallInterrupted(KeyboardInterrupt):
+    """The process is stopping (Ctrl-C, SIGTERM, SIGHUP): a call in flight was cut off."""
 
 
 class StructuredOutputUnsupported(Exception):

@@ -1,9 +1,9 @@
 """Where the gateway puts each call's record: one sink per gateway, with the call's context.
 
-A call made for a run's window is buffered and saved with that window, in the window's
-transaction (a window redone on resume then has its calls once). Calls made for anything
-else (Ask, an evaluation's answers, its judge) are written at once by the store's sink, with
-what they served, so no call goes unrecorded.
+Every call is written at once by the store's sink, with what it served: a call made for a
+run's window (the runner names the run and window) to the run's calls, so a process stopped
+mid-window loses none; calls made for anything else (Ask, an evaluation's answers, its judge)
+to the call log. A sink without a store keeps them until they are drained.
 
 The context is set by the caller around the calls it makes; it follows the thread (and a
 `copy_context().run`), so concurrent questions keep their own.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -89,7 +90,10 @@ def narrate_raws(c: StageClients, raws: list[RawEpisode]) -> list[NarrationDecis
     if concurrency <= 1 or len(groups) <= 1:
         return [c.decider.narrate(g) for g in groups]
     with ThreadPoolExecutor(max_workers=min(concurrency, len(groups))) as pool:
-        return list(pool.map(c.decider.narrate, groups))
+        # each narrative's call serves the window the caller's context names, so it is saved
+        # with that window the moment it completes
+        jobs = [pool.submit(contextvars.copy_context().run, c.decider.narrate, g) for g in groups]
+        return [job.result() for job in jobs]
 
 
 def build_episode(c: StageClients, raw: RawEpisode, decision: NarrationDecision) -> Episode:

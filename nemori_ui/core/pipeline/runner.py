@@ -14,6 +14,7 @@ from typing import Callable
 from ..config import PipelineConfig
 from ..embed import Embedder
 from ..errors import RunTaken
+from ..llm.sink import RUN, call_context
 from ..models import Conversation, LLMCallRecord
 from ..stage_events import NarratePayload
 from ..store import Store
@@ -91,9 +92,12 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
         for w in range(info.windows_done, len(windows)):
             if stop_after is not None and w >= info.windows_done + stop_after:
                 break
-            _process_window(store, run_id, w, windows[w], by_id, state, clients, config,
-                            lambda stage, i=0, n=0: report(Progress(
-                                run_id, w, len(windows), stage, i, n, clients.llm_totals())))
+            # a call of the window is saved as it completes (the store's sink reads the
+            # context), so a process stopped mid-window keeps every call it made
+            with call_context(RUN, run_id=run_id, window=w):
+                _process_window(store, run_id, w, windows[w], by_id, state, clients, config,
+                                lambda stage, i=0, n=0: report(Progress(
+                                    run_id, w, len(windows), stage, i, n, clients.llm_totals())))
         done = runs.get_run(store, run_id).windows_done >= len(windows)
         runs.set_status(store, run_id, "done" if done else "interrupted",
                         add_seconds=time.perf_counter() - started)

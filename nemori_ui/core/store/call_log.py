@@ -1,10 +1,11 @@
 """LLM calls made outside a run's windows (Ask, evaluation answers, the judge), and the sink
-that stores them the moment they finish."""
+that stores every call the moment it finishes."""
 
 from __future__ import annotations
 
 from ..llm.sink import OUTSIDE_KINDS, BufferSink, kind_of
 from ..models import LLMCallRecord
+from . import records
 from .db import Store, now_iso
 
 
@@ -36,15 +37,20 @@ def calls_of_eval(store: Store, eval_id: str) -> list[LLMCallRecord]:
 
 
 class StoreCallSink(BufferSink):
-    """Calls of a run's window stay buffered for the window's commit; every other call is
-    written to the call log as soon as it is made."""
+    """Every call is written as soon as it is made: a call of a run's window to the run's
+    calls (a process killed mid-window keeps the calls it paid for; a window redone on resume
+    adds its own, mostly from the cache), any other to the call log. A call that names no
+    run stays buffered for whoever drains it."""
 
     def __init__(self, store: Store):
         super().__init__()
         self.store = store
 
     def write(self, record: LLMCallRecord) -> None:
+        ctx = record.context or {}
         if kind_of(record) in OUTSIDE_KINDS:
             save_calls(self.store, [record])
+        elif ctx.get("run_id") and ctx.get("window") is not None:
+            records.save_calls(self.store, ctx["run_id"], int(ctx["window"]), [record])
         else:
             super().write(record)

@@ -64,7 +64,8 @@ def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Ep
 
 
 def save_calls(store: Store, run_id: str, window: int, calls: Iterable[LLMCallRecord]) -> None:
-    """Call records outside a window's commit: those of a window that failed."""
+    """Call records outside a window's commit: each as it completes, and those of a window
+    that failed."""
     rows = [(run_id, c.id, window, c.prompt_name, c.model_dump_json()) for c in calls]
     if rows:
         with store.tx() as conn:
