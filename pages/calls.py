@@ -198,7 +198,11 @@ m[7].metric("Estimated cost", views.format_cost(cost["total"]),
             help="from the price table below; a local server costs nothing; unknown while a "
                  "model has no price")
 
-st.subheader("Beside the paper's Table 9")
+st.subheader("Beside the paper's Tables 3 and 9")
+st.caption(f"Memory construction per message of this conversation ({len(data.messages):,} "
+           "messages) beside Table 3 (gpt-4o-mini, 588 messages a LoCoMo conversation), then "
+           "each stage's share of construction tokens beside Table 9.")
+st.dataframe(views.table3(calls, len(data.messages)), hide_index=True, key="table3")
 st.dataframe(views.table9(calls), hide_index=True, key="table9",
              column_config={"how ours differs": TEXT})
 

@@ -16,6 +16,7 @@ from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.retrieval import answer_question, load_state
 from nemori_ui.core.store import call_log, open_store, records, runs
 from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.core.views import calls as views
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
 from tests.llm_responder import respond
@@ -115,3 +116,21 @@ def test_overview_and_calls_page_agree_on_a_cached_rerun(store, openai_server):
     overview, calls = metrics("overview"), metrics("calls")
     assert str(overview["LLM calls"]) == str(calls["LLM calls"]) == "0"
     assert str(calls["Cached"]) == str(counts["cached"])
+
+
+def test_the_calls_page_sets_the_run_beside_table_3_per_message(store, openai_server):
+    openai_server.responder = respond
+    run_id, _ = built(store, openai_server)
+    calls = records.load_calls(store, run_id)
+    messages = len(records.load_messages(store, run_id))
+    table = views.table3(calls, messages).set_index("per message")
+    built_calls = [c for c in calls if c.prompt_name != "answer"]
+    assert table.loc["calls", "this run"] == round(len(built_calls) / messages, 2)
+    assert table.loc["calls", "paper"] == round(373 / 588, 2)
+    assert table.loc["input tokens", "this run, total"] == sum(c.input_tokens for c in built_calls)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/calls.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Tables 3 and 9" in s.value for s in at.subheader)
