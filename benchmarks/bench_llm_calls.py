@@ -34,14 +34,12 @@ from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
 from nemori_ui.core.prompts import STAGE_OF  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
+from nemori_ui.core.views.calls import PAPER_TABLE_3, PAPER_TABLE_9  # noqa: E402
 from tests import llm_responder  # noqa: E402
 from tests.llm_responder import prompt_of, respond  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402
 
 LOCOMO = Path("/work/shared/data/locomo/locomo-dev.json")
-# Table 3, gpt-4o-mini: per LoCoMo conversation of 588 messages on average
-PAPER_TABLE_3 = {"calls": 373, "input_tokens": 277_000, "messages": 588}
-PAPER_TABLE_9 = {"partition": 15, "narration": 38, "integration": 16, "semantic": 30}
 PER_MESSAGE = 4      # role and separators each chat message costs, as OpenAI counts them
 PER_REQUEST = 3      # the primed assistant reply
 
@@ -132,8 +130,8 @@ def report(usage: dict, est: dict, seconds: float, n_messages: int, args) -> Non
           f"{total['calls'] / n_messages:.2f} calls (paper {PAPER_TABLE_3['calls'] / per:.2f}, "
           f"{total['calls'] / n_messages / (PAPER_TABLE_3['calls'] / per):.2f}x), "
           f"{total['chars4'] / n_messages:,.0f} input tokens "
-          f"(paper {PAPER_TABLE_3['input_tokens'] / per:,.0f}, "
-          f"{total['chars4'] / n_messages / (PAPER_TABLE_3['input_tokens'] / per):.2f}x)\n")
+          f"(paper {PAPER_TABLE_3['input tokens'] / per:,.0f}, "
+          f"{total['chars4'] / n_messages / (PAPER_TABLE_3['input tokens'] / per):.2f}x)\n")
     print("Share of input tokens by stage, beside the paper's Table 9 (all construction tokens):")
     head2 = f"{'stage':<13}{'calls':>7}{'in ~chars/4':>13}{'in wordpiece':>14}{'in+out':>9}{'paper':>8}"
     print(head2)

@@ -5,16 +5,13 @@ itself says are no copies."""
 
 from __future__ import annotations
 
-from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import LLMGateway, MemoryResponseCache, OpenAIChatBackend
 from nemori_ui.core.llm.examples import copied_example
-from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.prompts import answer, consolidate, distill
 from nemori_ui.core.store import open_store, records
-from tests.fakes import HashEmbedder
 from tests.llm_responder import prompt_of, respond
-from tests.test_pipeline_openai import CONV
+from tests.test_pipeline_openai import CONV, run
 
 
 def test_the_prompts_placeholder_is_repaired_never_kept(openai_server):
@@ -43,11 +40,8 @@ def test_a_model_that_only_copies_the_example_stores_no_memory_of_it(openai_serv
 
     openai_server.responder = copying
     store = open_store(isolated_home)
-    config = PipelineConfig(backend="openai", model="test-model", window=10)
-    clients = build_clients(config, store, embedder=HashEmbedder(),
-                            backend=OpenAIChatBackend("test-model", base_url=openai_server.url))
-    run_id = start_run(store, CONV, config, clients, source="f", fmt="chat")
-    run_windows(store, run_id, clients)
+    run_id = run(store, openai_server, PipelineConfig(backend="openai", model="test-model",
+                                                      window=10))
     texts = [m.text.casefold() for m in records.load_memories(store, run_id)]
     calls = records.load_calls(store, run_id)
     store.close()

@@ -4,24 +4,17 @@ earlier windows are its candidates."""
 
 from __future__ import annotations
 
-from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
-from nemori_ui.core.llm import OpenAIChatBackend
-from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.store import open_store, records
-from tests.fakes import HashEmbedder
 from tests.llm_responder import prompt_of, respond
-from tests.test_pipeline_openai import CONV
+from tests.test_pipeline_openai import run
 
 
 def test_one_select_per_window_and_never_a_same_window_candidate(openai_server, isolated_home):
     openai_server.responder = respond
     store = open_store(isolated_home)
-    config = PipelineConfig(backend="openai", model="test-model", window=6)
-    clients = build_clients(config, store, embedder=HashEmbedder(),
-                            backend=OpenAIChatBackend("test-model", base_url=openai_server.url))
-    run_id = start_run(store, CONV, config, clients, source="f", fmt="chat")
-    run_windows(store, run_id, clients)
+    run_id = run(store, openai_server, PipelineConfig(backend="openai", model="test-model",
+                                                      window=6))
     selects = [r for r in openai_server.chat_requests if prompt_of(r.body) == "select"]
     events = records.load_events(store, run_id, "integrate")
     windows = {e.window for e in events}

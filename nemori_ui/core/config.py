@@ -67,9 +67,13 @@ DEFAULT_TAU = {"minilm": 0.57, "text-embedding-3-small": 0.70, "text-embedding-3
 FALLBACK_TAU = 0.70
 
 
+def _embedding_key(embedder: str, embedding_model: str) -> str:
+    """What a per-embedder default is looked up by: the OpenAI model, or the embedder."""
+    return embedder if embedder != "openai" else embedding_model
+
+
 def default_tau(embedder: str, embedding_model: str = "text-embedding-3-small") -> float:
-    key = embedder if embedder != "openai" else embedding_model
-    return DEFAULT_TAU.get(key, FALLBACK_TAU)
+    return DEFAULT_TAU.get(_embedding_key(embedder, embedding_model), FALLBACK_TAU)
 
 
 # The consolidation gate for each embedder: an insight whose nearest stored memory is below it
@@ -84,8 +88,7 @@ FALLBACK_GATE = -1.0
 
 
 def default_gate(embedder: str, embedding_model: str = "text-embedding-3-small") -> float:
-    key = embedder if embedder != "openai" else embedding_model
-    return DEFAULT_GATE.get(key, FALLBACK_GATE)
+    return DEFAULT_GATE.get(_embedding_key(embedder, embedding_model), FALLBACK_GATE)
 
 
 class PipelineConfig(BaseModel):
