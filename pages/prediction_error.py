@@ -120,6 +120,10 @@ else:
     with right:
         st.markdown("**Real** (the raw messages)")
         show_html(raw_html(comp["rows"]))
+    if comp["read"] == "narrative":
+        st.caption("Cold start as the v1 code: nothing was stored yet, so the insights were "
+                   "distilled from the episode's title and narrative, not from these messages; "
+                   "each cites the whole episode.")
     if comp["statements_checked"]:
         n = comp["counts"][PREDICTED]
         st.caption(f"The offline engine checked each informative raw statement against the "

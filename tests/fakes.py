@@ -78,6 +78,11 @@ class ScriptedDecider:
         return self._next("distill_direct", DistillDecision(insights=[
             Insight(text=m.text, source_message_ids=[m.id]) for m in messages]), messages)
 
+    def distill_cold(self, episode, messages):
+        return self._next("distill_cold", DistillDecision(insights=[
+            Insight(text=episode.narrative, source_message_ids=[m.id for m in messages])]),
+            episode, messages)
+
     def consolidate(self, insight, candidates, elaborates=None):
         return self._next("consolidate", ConsolidationDecision(action="new"), insight, candidates)
 

@@ -138,6 +138,11 @@ def _consolidate(text: str) -> dict:
             "merged_text": None}
 
 
+def _cold_start(text: str) -> dict:
+    narrative = text.partition("Episode narrative:\n")[2]
+    return {"statements": [f"Narrated: {short(s, 20)}" for s in narrative.split(". ") if s.strip()]}
+
+
 def _summarize(text: str) -> dict:
     current, _, fresh = text.partition("\n\nNew facts:\n")
     lines = [] if "(empty" in current else current.removeprefix("Current summary:\n").splitlines()
@@ -157,7 +162,8 @@ def _answer(text: str) -> dict:
 RULES: dict[str, Callable[[str], dict]] = {
     "partition": _partition, "narrate": _narrate, "select": _select, "integrate": _integrate,
     "anticipate": _anticipate, "distill": _distill,
-    "distill_direct": lambda text: _insights(text, ""), "consolidate": _consolidate,
+    "distill_direct": lambda text: _insights(text, ""), "cold_start": _cold_start,
+    "consolidate": _consolidate,
     "summarize": _summarize, "answer": _answer,
 }
 

@@ -261,3 +261,17 @@ def test_a_second_run_from_the_run_page(isolated_home):
     listed = list_runs(open_store(isolated_home))
     assert [r.status for r in listed] == ["done", "done"]
     assert at.session_state.run_id in {r.id for r in listed} - {earlier}
+
+
+def test_the_v1_choices_are_set_on_the_run_page_stored_and_named(isolated_home):
+    at = open_page(start_app(), "pages/run.py")
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="upload").upload("small.txt", SMALL, "text/plain").run()
+    for label, value in (("Semantic order", "window"), ("Cold start", "narrative")):
+        next(s for s in at.selectbox if s.label == label).set_value(value).run()
+    jobs_done(at.button(key="run_button").click().run())
+    assert not at.exception, [e.value for e in at.exception]
+    config = list_runs(open_store(isolated_home))[0].config
+    assert (config.semantic_order, config.cold_start) == ("window", "narrative")
+    shown = " ".join(c.value for c in at.sidebar.caption)
+    assert "window order (v1)" in shown and "narrative cold start (v1)" in shown

@@ -79,7 +79,7 @@ def test_off_stores_every_statement_without_a_call(store, openai_server):
 
 def test_runs_stored_before_the_gate_consolidate_every_insight_and_keep_their_fingerprint():
     old = PipelineConfig().model_dump(exclude={"consolidation", "consolidation_gate",
-                                               "episode_match", "semantic_order"})
+                                               "episode_match", "semantic_order", "cold_start"})
     restored = PipelineConfig.from_stored(json.dumps(old, default=str))
     assert restored.consolidation == "always" and restored.semantic_order == "sequential"
     data = {k: v for k, v in old.items() if k not in _TRANSPORT}

@@ -9,9 +9,9 @@ import pytest
 
 from nemori_ui.core.llm.schema import schema_of, strict_schema
 from nemori_ui.core.models import Episode, Message
-from nemori_ui.core.prompts import (PRESETS, PROMPTS, STAGE_OF, answer, anticipate, consolidate,
-                                    direct_distill, distill, integrate, narrate, partition, select,
-                                    prompt_texts, summarize)
+from nemori_ui.core.prompts import (PRESETS, PROMPTS, STAGE_OF, answer, anticipate, cold_start,
+                                    consolidate, direct_distill, distill, integrate, narrate,
+                                    partition, prompt_texts, select, summarize)
 from nemori_ui.core.prompts.render import numbered_messages
 
 T0 = datetime(2023, 5, 8, 13, 56)
@@ -43,6 +43,7 @@ CASES = {
                                                       "Melanie paints."]),
     "distill": lambda: distill.render(WINDOW, "Caroline talks about her week."),
     "distill_direct": lambda: direct_distill.render(WINDOW),
+    "cold_start": lambda: cold_start.render(OLD.cue, OLD.narrative),
     "consolidate": lambda: consolidate.render("Ana turns 30 on 19 May 2023.",
                                               ["Ana is Caroline's sister.", "Ana lives in Oslo."]),
     "summarize": lambda: summarize.render("Caroline is transgender.", ["Ana turns 30."]),
@@ -63,6 +64,7 @@ EXPECTED = {
     "distill": ["[3] (2023-05-08 Mon 13:58) Caroline: My sister Ana", "Predicted content:",
                 "Caroline talks about her week."],
     "distill_direct": ["[1] (2023-05-08 Mon 13:56) Caroline:", "[3]", "messages 1 to 3"],
+    "cold_start": [f"Episode title: {OLD.cue}", OLD.narrative],
     "consolidate": ["New fact: Ana turns 30 on 19 May 2023.", "[1] Ana is Caroline's sister.",
                     "[2] Ana lives in Oslo."],
     "summarize": ["Caroline is transgender.", "- Ana turns 30."],

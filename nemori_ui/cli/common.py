@@ -30,17 +30,19 @@ def add_semantic_options(p) -> None:
                         "stored, as the v1 code")
     p.add_argument("--consolidation-gate", type=float, default=None,
                    help="the gate's similarity (default: the embedder's; 0.60 MiniLM)")
-
-
     p.add_argument("--semantic-order", choices=["sequential", "window"], default="sequential",
                    help="sequential (default): each episode predicted from the store with the "
                         "window's earlier episodes' insights; window: a window's episodes all "
                         "predicted from the store before it, in parallel, as the v1 code")
+    p.add_argument("--cold-start", choices=["prediction", "narrative"], default="prediction",
+                   help="with nothing stored: distil the raw episode against an empty "
+                        "prediction (default, the paper), or distil its title and narrative "
+                        "directly, as the v1 code (LLM backends; offline reads the messages)")
 
 
 def semantic_settings(args) -> dict:
     return {"consolidation": args.consolidation, "consolidation_gate": args.consolidation_gate,
-            "semantic_order": args.semantic_order}
+            "semantic_order": args.semantic_order, "cold_start": args.cold_start}
 
 
 def add_episode_match(p) -> None:

@@ -20,6 +20,10 @@ Consolidation = Literal["gated", "always", "off"]
 # the ones before (sequential), or all predicted from the store as it was before the window,
 # in parallel, as the official v1 code does (window)
 SemanticOrder = Literal["sequential", "window"]
+# an episode met with nothing stored: distilled from its raw messages against an empty
+# prediction (prediction, as the paper's method reads), or from its title and narrative by a
+# direct-distillation prompt, as the official v1 code does (narrative)
+ColdStart = Literal["prediction", "narrative"]
 # how answers rank episodes: by narrative (§3.4), or by narrative and best message
 EpisodeMatch = Literal["narrative", "narrative+messages"]
 PromptPreset = Literal["paper", "strict"]
@@ -34,7 +38,8 @@ _NOT_STORED = {"episode_match"}
 # Settings added after runs were stored, with what those runs did: a stored run without them
 # reads as that, and a setting at that value stays out of the fingerprint, so the run keeps
 # the fingerprint it was stored with and still resumes.
-_BEFORE_ADDED = {"consolidation": "always", "semantic_order": "sequential"}
+_BEFORE_ADDED = {"consolidation": "always", "semantic_order": "sequential",
+                 "cold_start": "prediction"}
 
 
 class OfflineThresholds(BaseModel):
@@ -120,6 +125,7 @@ class PipelineConfig(BaseModel):
     consolidation: Consolidation = "gated"
     consolidation_gate: float | None = Field(None, ge=-1.0, le=1.0)  # None: the embedder's
     semantic_order: SemanticOrder = "sequential"
+    cold_start: ColdStart = "prediction"
     offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
 
     @model_validator(mode="after")

@@ -142,6 +142,7 @@ class DistillPayload(Recorded):
     mode: str = ""                     # "prediction-error", or "direct" in Nemori-s
     prediction: str | None = None
     cold_start: bool = False
+    read: str = "messages"             # "narrative": the v1 cold start read the narrative
     insights: list[Insight] = Field(default_factory=list)
     covered: list[CoveredStatement] = Field(default_factory=list)
     lines: list[LineReading] = Field(default_factory=list)

@@ -33,10 +33,17 @@ PAGES = [
 ]
 
 
-def consolidation_label(config) -> str:
+def method_label(config) -> str:
+    """How the semantic stages ran, with each choice that follows the v1 code named."""
     if config.consolidation == "gated":
-        return f"consolidation gated at {config.consolidation_gate:g}"
-    return f"consolidation {config.consolidation}"
+        parts = [f"consolidation gated at {config.consolidation_gate:g}"]
+    else:
+        parts = [f"consolidation {config.consolidation}"]
+    if config.semantic_order == "window":
+        parts.append("window order (v1)")
+    if config.cold_start == "narrative":
+        parts.append("narrative cold start (v1)")
+    return " · ".join(parts)
 
 
 def navigation_pages() -> dict[str, list]:
@@ -88,7 +95,7 @@ def sidebar() -> None:
                    f"Decided by: **{md_escape(engine)}**  \n"
                    f"τ = {info.config.tau:g} · w = {info.config.window} · "
                    f"{info.config.variant} · {info.config.management} · "
-                   f"{consolidation_label(info.config)}")
+                   f"{method_label(info.config)}")
         note = health(info).describe()
         if note:
             st.warning(md_escape(f"{note[0].upper()}{note[1:]}."))

@@ -102,18 +102,32 @@ def settings() -> PipelineConfig:
                              index=["nemori", "nemori-s"].index(saved.variant))
     management = c[3].selectbox("Management", ["native", "naive", "summary"],
                                 index=["native", "naive", "summary"].index(saved.management))
+    c = st.columns(3)
     ways = ["gated", "always", "off"]
-    consolidation = st.selectbox(
+    consolidation = c[0].selectbox(
         "Consolidation", ways, index=ways.index(saved.consolidation),
         help="gated: a consolidation call only for an insight with a stored memory above the "
              "embedder's gate (the rest are new, no call); always: a call for every insight; "
              "off: every statement stored, no call (the v1 code)")
+    orders = ["sequential", "window"]
+    semantic_order = c[1].selectbox(
+        "Semantic order", orders, index=orders.index(saved.semantic_order),
+        help="sequential: each episode predicted from the store with what the window's earlier "
+             "episodes taught; window: a window's episodes all predicted from the store as it "
+             "was before the window, in parallel (the v1 code)")
+    starts = ["prediction", "narrative"]
+    cold = c[2].selectbox(
+        "Cold start", starts, index=starts.index(saved.cold_start),
+        help="with nothing stored yet: prediction distils the raw episode against an empty "
+             "prediction (the paper); narrative distils the episode's title and narrative "
+             "directly (the v1 code). A model's choice: the offline engine reads the messages")
     # the URL's user:password (if any) is used for the connection, never stored
     st.session_state.base_url_raw = base_url
     config = PipelineConfig(backend=backend, model=model, base_url=strip_url_credentials(base_url),
                             embedder=embedder, window=window, tau=tau, k_e=k_e, k_s=k_s,
                             k_m=k_m, k=k, variant=variant, management=management,
-                            consolidation=consolidation, **calls)
+                            consolidation=consolidation, semantic_order=semantic_order,
+                            cold_start=cold, **calls)
     st.session_state.config = config.model_dump()
     return config
 

@@ -114,6 +114,11 @@ class OfflineDecider:
                               for c in read if c.is_knowledge]),
             lines=[c.as_row() for c in read])
 
+    def distill_cold(self, episode: Episode, messages: list[Message]) -> DistillDecision:
+        # the offline narrative is stitched from the messages' own clauses: reading the
+        # messages themselves loses nothing and keeps each statement's source
+        return self.distill(messages, "")
+
     def consolidate(self, insight: str, candidates: list[tuple[SemanticMemory, float]],
                     elaborates: str | None = None) -> ConsolidationDecision:
         action, targets, reason = knowledge.consolidation_rule(insight, candidates, self.limits,

@@ -90,6 +90,9 @@ class Decider(Protocol):
 
     def distill_direct(self, messages: list[Message]) -> DistillDecision: ...
 
+    # with nothing stored, under `cold_start = "narrative"`: distil the episode as narrated
+    def distill_cold(self, episode: Episode, messages: list[Message]) -> DistillDecision: ...
+
     # `elaborates`: the insight's `Insight.elaborates`, the text of the known fact it adds a
     # detail to, where the distilling decider could tell; a decider may ignore it
     def consolidate(self, insight: str, candidates: list[tuple[SemanticMemory, float]],

@@ -78,9 +78,15 @@ def anticipate_and_distill(c: StageClients, episode: Episode,
         payload.prediction, payload.fallback, payload.cold_start = "", None, True
     log.emit(payload, episode_ids=[episode.id],
              memory_ids=[m.id for m, _ in evoked], call_ids=call_ids)
-    result = decider.distill(messages, prediction)
+    # the v1 code's cold start reads the narrative, and only when nothing at all is stored
+    narrated = config.cold_start == "narrative" and not c.state.active_memories()
+    if narrated:
+        result = decider.distill_cold(episode, messages)
+    else:
+        result = decider.distill(messages, prediction)
     log.emit(DistillPayload(episode_id=episode.id, mode="prediction-error",
                             prediction=prediction, cold_start=not evoked,
+                            read="narrative" if narrated else "messages",
                             insights=result.insights, covered=result.covered, lines=result.lines,
                             raw_messages=len(messages), fallback=result.fallback),
              episode_ids=[episode.id], message_ids=episode.message_ids, call_ids=result.call_ids)

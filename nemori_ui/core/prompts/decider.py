@@ -16,8 +16,8 @@ from ..models import Episode, Message, SemanticMemory
 from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, ConsolidationDecision,
                                   Decider, Decision, DistillDecision, Insight, NarrationDecision,
                                   PartitionDecision, SelectDecision, SummaryDecision)
-from . import (MAX_TOKENS, answer, anticipate, consolidate, direct_distill, distill, integrate,
-               narrate, partition, select, summarize)
+from . import (MAX_TOKENS, answer, anticipate, cold_start, consolidate, direct_distill, distill,
+               integrate, narrate, partition, select, summarize)
 from ..llm.servers import display_model
 
 D = TypeVar("D", bound=Decision)
@@ -105,6 +105,18 @@ class LLMDecider:
         if not result.ok:
             return self._offline(result, lambda: self.fallback.distill_direct(messages))
         return self._insights(result, messages)
+
+    def distill_cold(self, episode: Episode, messages: list[Message]) -> DistillDecision:
+        result = self._ask(cold_start, cold_start.render(episode.cue, episode.narrative,
+                                                         self.preset, self.dates),
+                           cold_start.ColdStartReply)
+        if not result.ok:
+            return self._offline(result, lambda: self.fallback.distill_cold(episode, messages))
+        ids = [m.id for m in messages]
+        # a narrative has no lines: each statement comes from the whole episode
+        insights = [Insight(text=text, source_message_ids=ids)
+                    for text in (" ".join(t.split()) for t in result.value.statements) if text]
+        return DistillDecision(insights=insights, call_ids=[result.record.id])
 
     def consolidate(self, insight: str, candidates: list[tuple[SemanticMemory, float]],
                     elaborates: str | None = None) -> ConsolidationDecision:

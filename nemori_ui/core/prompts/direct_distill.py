@@ -8,7 +8,7 @@ from .render import chat, numbered_messages
 
 NAME = "distill_direct"
 
-_HEAD = {
+HEADS = {
     "strict": "You extract lasting knowledge from a conversation episode for a memory system.",
     "paper": "You are a memory system. Extract high-value, persistent semantic memories from a "
              "conversation episode: long-term knowledge, not passing details of the talk.",
@@ -21,7 +21,7 @@ Reply with JSON: {"insights": [{"text": "...", "lines": [3, 4]}, ...]}."""
 
 
 def system(preset: str = "paper", policy: str = "preset") -> str:
-    return f"{_HEAD[preset]}\n\n{insight_rules(preset, policy)}\n\n{_TAIL}"
+    return f"{HEADS[preset]}\n\n{insight_rules(preset, policy)}\n\n{_TAIL}"
 
 
 SYSTEMS = {"paper": system("paper"), "strict": system("strict")}

@@ -21,8 +21,7 @@ An insight is a piece of lasting knowledge:
   not greetings, passing moods or conversational filler;
 - specific: concrete names, numbers, places, titles and dates, never vague;
 - atomic: one fact per insight, a single self-contained sentence that names the person
-  (no "he", "she", "I", "you") and uses absolute dates taken from the message timestamps.
-Each insight cites, in "lines", the numbers of the messages it comes from."""
+  (no "he", "she", "I", "you") and uses absolute dates taken from the message timestamps."""
 
 _STRICT_EXCLUDE = """\
 An insight is a piece of lasting knowledge:
@@ -30,8 +29,7 @@ An insight is a piece of lasting knowledge:
   possessions, jobs, plans); not greetings, passing moods or conversational filler;
 - specific: concrete names, numbers, places and titles, never vague;
 - atomic: one fact per insight, a single self-contained sentence that names the person
-  (no "he", "she", "I", "you"); leave time and date information out of it.
-Each insight cites, in "lines", the numbers of the messages it comes from."""
+  (no "he", "she", "I", "you"); leave time and date information out of it."""
 
 _PAPER_TESTS = """\
 Keep only high-value knowledge, which passes all four tests:
@@ -49,8 +47,7 @@ statements, anything that only makes sense inside this conversation.
 
 Each statement is atomic and self-contained: it names the person, includes every specific
 detail (names, titles, versions) and uses the present tense for lasting facts. {dates}
-Fewer, valuable statements are better than many. Each insight cites, in "lines", the numbers
-of the messages it comes from.
+Fewer, valuable statements are better than many.{cites}
 
 Examples:
 GOOD: "Priya's favourite novel is 'The Remains of the Day' by Kazuo Ishiguro"
@@ -72,15 +69,22 @@ def dates_kept(preset: str, policy: str = "preset") -> bool:
     return DATES_KEPT[preset] if policy == "preset" else policy == "keep"
 
 
-def insight_rules(preset: str = "paper", policy: str = "preset") -> str:
+_CITES = 'Each insight cites, in "lines", the numbers of the messages it comes from.'
+
+
+def insight_rules(preset: str = "paper", policy: str = "preset", cites: bool = True) -> str:
+    """What an insight is; `cites`: each names the message lines it comes from."""
     keep = dates_kept(preset, policy)
     if preset == "strict":
-        return _STRICT_KEEP if keep else _STRICT_EXCLUDE
-    return _PAPER_TESTS.replace("{dates}", _PAPER_DATES["keep" if keep else "exclude"])
+        rules = _STRICT_KEEP if keep else _STRICT_EXCLUDE
+        return f"{rules}\n{_CITES}" if cites else rules
+    cited = " " + _CITES.replace(" numbers of", " numbers\nof") if cites else ""
+    return (_PAPER_TESTS.replace("{dates}", _PAPER_DATES["keep" if keep else "exclude"])
+            .replace("{cites}", cited))
 
 
 # Kept for callers that want today's rules by name (the strict preset's default).
-INSIGHT_RULES = _STRICT_KEEP
+INSIGHT_RULES = insight_rules("strict", "keep")
 
 _STRICT_HEAD = """\
 You compare a conversation episode with a prediction of it that was made from existing

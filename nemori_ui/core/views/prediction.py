@@ -161,7 +161,7 @@ def comparison(data: RunData, episode_id: str) -> dict | None:
                                      for s in sources],
                          "outcome": queue.pop(0) if queue else None})
     return {"episode_id": episode_id, "cue": _cue(data, episode_id), "mode": p.mode,
-            "prediction_lines": lines, "rows": rows, "insights": produced, "covered": covered,
+            "read": p.read, "prediction_lines": lines, "rows": rows, "insights": produced, "covered": covered,
             "statements_checked": data.is_offline, "fallback": p.fallback,
             "counts": {status: sum(r["status"] == status for r in rows)
                        for status in (LEARNT, PREDICTED, PLAIN)}}
