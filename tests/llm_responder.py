@@ -168,5 +168,8 @@ RULES: dict[str, Callable[[str], dict]] = {
 }
 
 
-def respond(body: dict) -> dict:
-    return RULES[prompt_of(body)](user_text(body))
+def respond(body: dict) -> dict | str:
+    name = prompt_of(body)
+    out = RULES[name](user_text(body))
+    # a call asked in plain text (the paper preset's answer) gets plain text back
+    return out["answer"] if name == "answer" and not body.get("response_format") else out

@@ -19,7 +19,7 @@ from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.views import calls as views
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
-from tests.llm_responder import respond
+from tests.llm_responder import prompt_of, respond
 from tests.test_eval_llm import FIXTURES, reply
 from tests.test_pipeline_openai import CONV
 
@@ -69,7 +69,7 @@ def test_eval_answers_and_verdicts_are_stored_under_the_evaluation(store, openai
     calls = call_log.calls_of_eval(store, run.id)
     answers = [c for c in calls if c.context["kind"] == "eval"]
     verdicts = [c for c in calls if c.context["kind"] == "judge"]
-    sent = [r.body["response_format"]["json_schema"]["name"] for r in openai_server.chat_requests]
+    sent = [prompt_of(r.body) for r in openai_server.chat_requests]
     assert len(answers) == sent.count("answer") > 0
     assert len(verdicts) == sent.count("judge") == len(answers)
     questions = {c.context["item_id"] for c in answers}

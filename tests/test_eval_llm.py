@@ -16,7 +16,7 @@ from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
-from tests.llm_responder import respond, user_text
+from tests.llm_responder import prompt_of, respond, user_text
 
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 CONFIG = PipelineConfig(backend="openai", model="answer-model", window=10)
@@ -27,6 +27,8 @@ ANSWERS = {"What did Ana adopt?": "She adopted a puppy.",
 
 
 def schema_name(body: dict) -> str | None:
+    if not body.get("response_format"):
+        return prompt_of(body)       # asked in plain text: known by its system text
     fmt = body.get("response_format") or {}
     return fmt.get("json_schema", {}).get("name") if fmt.get("type") == "json_schema" else None
 
@@ -39,8 +41,9 @@ def field(text: str, name: str) -> str:
 def reply(body: dict, *, judge_ok: bool = True):
     name, text = schema_name(body), user_text(body)
     if name == "answer":
-        return {"reasoning": "from the memories",
-                "answer": ANSWERS.get(field(text, "Question"), "Not mentioned.")}
+        said = ANSWERS.get(field(text, "Question"), "Not mentioned.")
+        return {"reasoning": "from the memories", "answer": said} \
+            if body.get("response_format") else said
     if name == "judge":
         if not judge_ok:
             return {"verdict": "maybe"}              # not the schema, even after a repair

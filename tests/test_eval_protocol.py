@@ -83,7 +83,7 @@ def test_the_evaluation_page_names_the_prompts_and_the_judge(isolated_home, open
                        embedder=HashEmbedder())
     store.close()
     judged = [r.messages[0]["content"] for r in openai_server.chat_requests
-              if r.body["response_format"]["json_schema"]["name"] == "judge"]
+              if (r.body.get("response_format") or {}).get("json_schema", {}).get("name") == "judge"]
     assert {judge.SYSTEMS["paper"], judge.SYSTEMS["strict"]} == set(judged)
     monkeypatch.setenv("NEMORI_HOME", str(isolated_home))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
@@ -92,5 +92,6 @@ def test_the_evaluation_page_names_the_prompts_and_the_judge(isolated_home, open
     assert not at.exception, [e.value for e in at.exception]
     text = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "prompts: paper" in text and "judge rubric: paper" in text, text
+    assert "score the whole plain-text reply" in text, text
     assert "answer calls" in text and "cost $0.0000" in text
     assert run.id == at.session_state["eval_id"]

@@ -161,19 +161,25 @@ def test_consolidate_branches(reply, expected):
 def test_summarize_and_answer():
     decider, backend, gateway, _ = make()
     backend.enqueue({"summary": "Ana has a dog.\nAna lives in Porto."}, prompt="summarize")
-    backend.enqueue({"reasoning": "the memory names the dog", "answer": "Rex"}, prompt="answer")
+    backend.enqueue("Rex")   # the paper preset's answer is plain text, asked without a schema
     s = decider.summarize("Ana has a dog.", ["Ana lives in Porto."])
     a = decider.answer("What is the dog called?", "Ana has a dog named Rex.")
     assert s.summary == "Ana has a dog.\nAna lives in Porto." and a.answer == "Rex"
     assert s.call_ids + a.call_ids == ids_of(gateway)
+    # the answer, asked in plain text, carries no schema name
     temps = {c.prompt: c.temperature for c in backend.calls}
-    assert temps == {"summarize": 0.3, "answer": 0.0}
+    assert temps == {"summarize": 0.3, None: 0.0}
+    assert backend.calls[-1].response_format is None
 
 
 # -- failure: the offline engine decides, and says so ---------------------------------------
 
 def _fail(backend, prompt):
     # an unusable reply and an unusable repair: the gateway records a failed call
+    if prompt == "answer":
+        # asked in plain text, without a schema to name it: any text is usable but none
+        backend.enqueue("", "  ")
+        return
     backend.enqueue("not json at all", "{still not json", prompt=prompt)
 
 
@@ -185,6 +191,7 @@ FAILING = {
     "anticipate": lambda d: d.anticipate("Ana adopts Rex", CANDS),
     "distill": lambda d: d.distill(MESSAGES, "Ana has a dog."),
     "distill_direct": lambda d: d.distill_direct(MESSAGES),
+    "cold_start": lambda d: d.distill_cold(ep("ep0001", "Rex"), MESSAGES),
     "consolidate": lambda d: d.consolidate("Ana's dog is Rex.", CANDS),
     "summarize": lambda d: d.summarize("Ana has a dog.", ["Ana lives in Porto."]),
     "answer": lambda d: d.answer("Dog's name?", "Ana has a dog named Rex."),
@@ -230,7 +237,6 @@ def test_repaired_reply_is_used_not_fallen_back():
     ("integrate", {"cue": "c", "narrative": " "},
      lambda d: d.merge_episodes(ep("ep0001", "a"), ep("ep0002", "b"), MESSAGES)),
     ("summarize", {"summary": "  "}, lambda d: d.summarize("Ana has a dog.", ["x"])),
-    ("answer", {"reasoning": "none", "answer": ""}, lambda d: d.answer("q?", "Ana has a dog.")),
 ])
 def test_empty_text_is_unusable_and_falls_back(prompt, reply, call):
     decider, backend, gateway, _ = make()

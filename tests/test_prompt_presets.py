@@ -39,7 +39,8 @@ def test_every_prompt_has_both_presets_and_they_differ_where_the_official_code_d
     assert "When in doubt, split" in paper["partition"] and "2 to 15" in paper["partition"]
     assert "Prefer a few coherent episodes" in strict["partition"]
     assert "six months" in paper["distill"] and "GOOD:" in paper["distill"]
-    assert "fewer than 5-6 words" in paper["answer"] and '"reasoning"' in paper["answer"]
+    assert "fewer than 5-6 words" in paper["answer"] and "plain text" in paper["answer"]
+    assert '"reasoning"' in strict["answer"] and '"reasoning"' not in paper["answer"]
     assert "Not mentioned in the conversation." in strict["answer"]
 
 

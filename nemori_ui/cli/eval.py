@@ -155,7 +155,7 @@ def _cell(value, digits: int = 1) -> str:
 
 def format_table(run) -> str:
     """The summary as a fixed-width table, with the paper's figures when the model matches."""
-    from ..core.eval import paper
+    from ..core.eval import paper, tables
     from ..core.eval.ablations import VARIANTS
     s = run.summary
     model = paper.paper_model(run.config.model) if run.config.backend != "offline" else None
@@ -180,6 +180,7 @@ def format_table(run) -> str:
             p = published[key]
             line += f"   {p['judge']:.1f}/{p['f1']:.1f}/{p['bleu1']:.1f}"
         lines.append(line)
+    lines.append(tables.scoring_note(run) + ".")
     lines.append(f"{recall}: every evidence turn in the context (retrieved episodes, and the turns "
                  "a retrieved memory was distilled from and states); episodes: in episodes only")
     if s.get("skipped"):

@@ -108,6 +108,7 @@ def category_section(run: results.EvalRun, model: str) -> None:
     table = tables.category_table(run, model)
     st.dataframe(table, hide_index=True,
                  column_config={c: NUMBER for c in table.columns if c not in ("category", "n")})
+    st.caption(md_escape(tables.scoring_note(run) + "."))
     if not run.summary["overall"].get("judged"):
         st.caption("No judge ran, so only the paper's judge scores are shown.")
     row = tables.paper_row_name(run)
@@ -134,6 +135,7 @@ def comparison_section(runs: list[results.EvalRun], run: results.EvalRun, model:
     st.dataframe(table, hide_index=True,
                  column_config={c: NUMBER for c in table.columns
                                 if c not in ("variant", "n", "paper row")})
+    st.caption(md_escape(tables.scoring_note(run) + "."))
     missing = tables.missing_variants(same)
     if missing:
         with st.expander(f"Variants not evaluated on these questions ({len(missing)})"):

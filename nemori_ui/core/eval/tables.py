@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..offline import OFFLINE_LABEL
+from ..prompts import answer
 from . import paper
 from .ablations import VARIANTS
 from .qa import category_name
@@ -18,6 +20,14 @@ PAPER = [("judge", "paper judge"), ("f1", "paper F1"), ("bleu1", "paper BLEU-1")
 
 def paper_row_name(run: EvalRun) -> str | None:
     return VARIANTS[run.variant].paper if run.variant in VARIANTS else None
+
+
+def scoring_note(run: EvalRun) -> str:
+    """What the run's F1 and BLEU-1 were computed on, to be said beside every table of them."""
+    if run.decider == OFFLINE_LABEL:
+        return ("F1 and BLEU-1 score the offline engine's answer, the retrieved sentence that "
+                "best matches the question")
+    return answer.SCORING[run.config.prompts]
 
 
 def _groups(run: EvalRun, with_paper: bool) -> dict[str, dict]:

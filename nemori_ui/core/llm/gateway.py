@@ -30,7 +30,7 @@ from .examples import copied_example
 from .limiter import AdaptiveLimit
 from .protocol import ChatBackend, ChatReply, StructuredOutputUnsupported, TransientError
 from .redact import Redactor
-from .schema import parse_reply, schema_of
+from .schema import is_free_text, parse_reply, schema_of
 from .sending import CallFailed, CallState, Sender
 from .sink import BufferSink, CallSink, current_context
 from .usage import UsageTally
@@ -143,12 +143,13 @@ class LLMGateway:
             status = "ok"
             if problem is not None:
                 log.info("%s: invalid reply (%s); asking for a repair", prompt_name, problem)
+                again = ("Reply again with your answer in plain text." if is_free_text(schema)
+                         else "Reply again with only the corrected JSON object, matching the "
+                              "required schema exactly, without prose or code fences.")
                 repair = convo + [
                     {"role": "assistant", "content": text},
                     {"role": "user", "content": (
-                        f"Your previous reply could not be used: {problem}. Reply again with only "
-                        "the corrected JSON object, matching the required schema exactly, "
-                        "without prose or code fences.")},
+                        f"Your previous reply could not be used: {problem}. {again}")},
                 ]
                 reply, sent = self._sender.send(repair, prompt_name, schema, temp, st)
                 text = reply.text

@@ -1,4 +1,8 @@
-"""JSON-schema plumbing for structured output: strict schemas, response_format, reply parsing."""
+"""JSON-schema plumbing for structured output: strict schemas, response_format, reply parsing.
+
+A prompt may also ask for plain text (`FreeText`): no response_format is sent, no schema is
+added to the prompt, and the whole reply, stripped, is the value.
+"""
 
 from __future__ import annotations
 
@@ -28,9 +32,22 @@ def schema_name(prompt_name: str) -> str:
     return name[:64] or "response"
 
 
+class FreeText(BaseModel):
+    """A reply asked for in plain text, not JSON: the whole reply is the value."""
+    text: str
+
+
+# what a free-text call keys its cache on, in place of a JSON schema
+FREE_TEXT_SCHEMA: dict[str, Any] = {"free_text": True}
+
+
 @functools.lru_cache(maxsize=256)
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    return model.model_json_schema()
+    return dict(FREE_TEXT_SCHEMA) if model is FreeText else model.model_json_schema()
+
+
+def is_free_text(schema: dict[str, Any]) -> bool:
+    return schema == FREE_TEXT_SCHEMA
 
 
 @functools.lru_cache(maxsize=256)
@@ -100,7 +117,10 @@ def _resolve(root: dict[str, Any], ref: str) -> dict[str, Any]:
     return target
 
 
-def response_format_for(mode: str, prompt_name: str, schema: dict[str, Any]) -> dict[str, Any]:
+def response_format_for(mode: str, prompt_name: str,
+                        schema: dict[str, Any]) -> dict[str, Any] | None:
+    if is_free_text(schema):
+        return None
     if mode == "json_object":
         return {"type": "json_object"}
     strict = strict_schema(schema)
@@ -112,6 +132,8 @@ def response_format_for(mode: str, prompt_name: str, schema: dict[str, Any]) -> 
 
 def schema_instruction(messages: list[dict], schema: dict[str, Any]) -> list[dict]:
     """json_object mode only promises *some* JSON object: the schema goes into the prompt."""
+    if is_free_text(schema):
+        return [dict(m) for m in messages]
     note = ("Reply with one JSON object only, without prose or code fences, that conforms to "
             "this JSON schema:\n" + json.dumps(schema, ensure_ascii=False))
     out = [dict(m) for m in messages]
@@ -129,6 +151,9 @@ def strip_fences(text: str) -> str:
 
 def parse_reply(text: str | None, model: type[T]) -> tuple[T | None, str | None]:
     """(value, None) on success, else (None, what was wrong), worded for the repair prompt."""
+    if model is FreeText:
+        plain = (text or "").strip()
+        return (FreeText(text=plain), None) if plain else (None, "the reply was empty")
     body = strip_fences(text or "")
     if not body:
         return None, "the reply was empty"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from . import stopping
 from .protocol import ChatReply, StructuredOutputUnsupported, TransientError
 from .repetition import repeated_tail
-from .schema import response_format_for, schema_instruction
+from .schema import is_free_text, response_format_for, schema_instruction
 from .tokens import estimate_messages, estimate_tokens
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,10 @@ class Sender:
                     st.notes.append(f"reply cut at max_tokens={cap}; asked again with {st.cap}")
                     continue
                 where = f"max_tokens={cap}" if cap else "the server's limit"
+                if is_free_text(schema) and loop is None:
+                    # plain text has no closing brace to miss: what was written is the reply
+                    st.notes.append(f"reply cut at {where}; kept as written")
+                    return reply, sent
                 why = (f"the reply repeats {loop[0].strip()[:40]!r} {loop[1]} times and was cut "
                        f"at {where}: a model in a loop, not asked again with a larger cap"
                        if loop else f"the reply was cut at {where} (finish_reason length) "

@@ -1,14 +1,17 @@
 """P_ans (§3.4): answer a question from the retrieved memory.
 
 The paper preset follows the published evaluation: a very short answer, reasoned step by step
-over memory lines that each carry their timestamp (the reasoning is a field of its own, so
-the answer that is scored stays short). The strict preset answers directly and abstains.
+over memory lines that each carry their timestamp, replied in plain text, and the whole reply
+is what F1 and BLEU-1 score, as the official evaluation scores it. The strict preset replies
+in JSON with its reasoning in a field of its own, so only the short answer is scored, and
+abstains when the memory does not hold the answer.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..llm.schema import FreeText
 from .render import chat
 
 NAME = "answer"
@@ -23,7 +26,8 @@ narratives, known facts and original messages.
 - When the memories disagree, trust the most recent one.
 - If the memories do not contain the answer, answer "Not mentioned in the conversation."
 
-Reply with JSON: {"answer": "..."}."""
+Think first in "reasoning": the memories that bear on the question and any date arithmetic.
+Reply with JSON: {"reasoning": "...", "answer": "..."}."""
 
 PAPER = """\
 You answer questions from the memories of a conversation between two speakers. Every memory
@@ -43,18 +47,12 @@ Instructions:
    speakers who had the conversation.
 8. The answer has fewer than 5-6 words.
 
-Think step by step in "reasoning": find the memories that bear on the question, check their
-timestamps and content, look for explicit dates, places or events, show any date arithmetic,
-and check that the answer addresses the question. Then give the short, specific answer,
-without vague time references, in "answer".
-
-Reply with JSON only: {"reasoning": "...", "answer": "..."}."""
+Think step by step: find the memories that bear on the question, check their timestamps and
+content, look for explicit dates, places or events, show any date arithmetic, and check that
+the answer addresses the question. Reply in plain text with the short, specific answer,
+without vague time references."""
 
 SYSTEMS = {"paper": PAPER, "strict": STRICT}
-
-
-class AnswerReply(BaseModel):
-    answer: str = Field(description="the short answer")
 
 
 class ReasonedAnswerReply(BaseModel):
@@ -63,7 +61,19 @@ class ReasonedAnswerReply(BaseModel):
     answer: str = Field(description="the answer, fewer than 5-6 words")
 
 
-REPLIES = {"paper": ReasonedAnswerReply, "strict": AnswerReply}
+# the paper preset's reply is plain text, scored whole; strict's is JSON, its answer scored
+REPLIES = {"paper": FreeText, "strict": ReasonedAnswerReply}
+
+
+def scored_text(reply) -> str:
+    """What F1 and BLEU-1 score of a reply: all of a plain-text one, the answer field of JSON."""
+    return reply.text if isinstance(reply, FreeText) else reply.answer
+
+
+SCORING = {"paper": "F1 and BLEU-1 score the whole plain-text reply, as the official "
+                    "evaluation does (paper prompts)",
+           "strict": "F1 and BLEU-1 score the JSON reply's answer field, its reasoning left out "
+                     "(strict prompts)"}
 
 
 def render(question: str, context: str, preset: str = "paper") -> list[dict]:

@@ -159,7 +159,7 @@ class LLMDecider:
         offline = lambda: self.fallback.answer(question, context)  # noqa: E731
         if not result.ok:
             return self._offline(result, offline)
-        text = result.value.answer.strip()
+        text = answer.scored_text(result.value).strip()
         if not text:
             return self._offline(result, offline, why="the answer came back empty")
         return AnswerDecision(answer=text, call_ids=[result.record.id])
