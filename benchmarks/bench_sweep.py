@@ -1,7 +1,7 @@
 """A 3×3 sweep (τ × window) on a LoCoMo conversation through a local OpenAI-compatible server,
 cached against uncached: calls sent and wall time.
 
-    python benchmarks/bench_sweep.py [--conv conv-30] [--tau 0.6,0.7,0.8] [--window 10,20,40]
+    python benchmarks/bench_sweep.py [--conv conv-30] [--tau 0.52,0.57,0.62] [--window 10,20,40]
                                      [--delay 0.0]
 
 Cached: every grid point shares one run store, so a point answers from the response cache every
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the test server lives in tests/
 
 from nemori_ui.core.clients import build_clients  # noqa: E402
-from nemori_ui.core.config import PipelineConfig  # noqa: E402
+from nemori_ui.core.config import PipelineConfig, tau_grid  # noqa: E402
 from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
@@ -52,7 +52,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--file", default=str(LOCOMO))
     ap.add_argument("--conv", default="conv-30")
-    ap.add_argument("--tau", default="0.6,0.7,0.8")
+    ap.add_argument("--tau", default=tau_grid("minilm"),
+                    help="τ values (default: MiniLM's τ and 0.05 either side)")
     ap.add_argument("--window", default="10,20,40")
     ap.add_argument("--delay", type=float, default=0.0)
     args = ap.parse_args()

@@ -81,6 +81,13 @@ def default_tau(embedder: str, embedding_model: str = "text-embedding-3-small") 
     return DEFAULT_TAU.get(_embedding_key(embedder, embedding_model), FALLBACK_TAU)
 
 
+def tau_grid(embedder: str, embedding_model: str = "text-embedding-3-small",
+             step: float = 0.05) -> str:
+    """A sweep's default τ values: the embedder's default and one step either side."""
+    t = default_tau(embedder, embedding_model)
+    return ",".join(f"{v:g}" for v in (round(t - step, 2), t, round(t + step, 2)))
+
+
 # The consolidation gate for each embedder: an insight whose nearest stored memory is below it
 # is stored as new with no call. MiniLM's is derived by `python benchmarks/calibrate_gate.py`
 # (the similarity that admits 95 % of the insight-memory pairs stating the same LoCoMo

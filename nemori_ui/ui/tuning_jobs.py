@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ..core.clients import build_clients
-from ..core.config import PipelineConfig
+from ..core.config import PipelineConfig, tau_grid
 from ..core.job_tasks import sweep_work
 from ..core.jobs import Job
 from ..core.models import Conversation
@@ -42,7 +42,8 @@ def session_maker():
 def sweep_section(data: RunData, conv: Conversation) -> None:
     with st.form("sweep_form"):
         c1, c2, c3, c4 = st.columns([3, 3, 3, 1.4])
-        taus = c1.text_input("τ values", "0.6,0.7,0.8")
+        config = data.info.config
+        taus = c1.text_input("τ values", tau_grid(config.embedder, config.embedding_model))
         windows = c2.text_input("Window lengths", str(data.info.config.window))
         variants = c3.text_input("Variants", data.info.config.variant)
         workers = c4.number_input("Workers", 1, 64, 1, help=WORKERS_HELP, key="sweep_workers")
