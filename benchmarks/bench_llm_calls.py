@@ -3,6 +3,8 @@
     python benchmarks/bench_llm_calls.py [--conv conv-30] [--embedder minilm|hash] [--window 20]
                                          [--tau T] [--variant nemori|nemori-s] [--group 6]
                                          [--consolidation gated|always|off]
+                                         [--semantic-order sequential|window]
+                                         [--cold-start prediction|narrative]
 
 The model is the local OpenAI-compatible test server answering with the deterministic test
 responder, so no real model is involved: reply lengths (output tokens) and the decisions are
@@ -26,13 +28,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a sourc
 
 from tokenizers import Tokenizer  # noqa: E402
 
+from nemori_ui.cli.common import add_semantic_options, semantic_settings  # noqa: E402
 from nemori_ui.core.clients import build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig, default_tau  # noqa: E402
 from nemori_ui.core.embed.minilm import TOKENIZER_PATH  # noqa: E402
 from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
 from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
 from nemori_ui.core.prompts import STAGE_OF  # noqa: E402
-from nemori_ui.core.store import open_store  # noqa: E402
+from nemori_ui.core.store import open_store, records  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
 from nemori_ui.core.views.calls import PAPER_TABLE_3, PAPER_TABLE_9  # noqa: E402
 from tests import llm_responder  # noqa: E402
@@ -69,7 +72,7 @@ def hash_embedder():
 def measure(args) -> tuple[dict, dict, float, int]:
     conv = load_transcript(args.data).conversation(args.conv)
     config = PipelineConfig(backend="openai", model="test-model", window=args.window,
-                            tau=args.tau, variant=args.variant, consolidation=args.consolidation)
+                            tau=args.tau, variant=args.variant, **semantic_settings(args))
     embedder = hash_embedder() if args.embedder == "hash" else None
     llm_responder.GROUP = args.group
     with tempfile.TemporaryDirectory() as home, OpenAIServer() as server:
@@ -83,6 +86,7 @@ def measure(args) -> tuple[dict, dict, float, int]:
         run_windows(store, run_id, clients)
         seconds = time.perf_counter() - started
         usage = clients.decider.gateway.usage()
+        insights = sum(1 for e in records.load_events(store, run_id) if e.stage == "consolidate")
         wordpiece = WordPiece()
         est: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         for req in server.chat_requests:
@@ -92,17 +96,18 @@ def measure(args) -> tuple[dict, dict, float, int]:
             row["wordpiece"] += wordpiece(req.messages)
             row["system"] += chars_estimate(req.messages[:1])
         store.conn.close()
-    return usage, est, seconds, len(conv.messages)
+    return usage, est, seconds, len(conv.messages), insights
 
 
 def pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:5.1f}%" if whole else "    -"
 
 
-def report(usage: dict, est: dict, seconds: float, n_messages: int, args) -> None:
+def report(usage: dict, est: dict, seconds: float, n_messages: int, insights: int, args) -> None:
     print(f"{args.conv}: {n_messages} messages, w={args.window}, tau={args.tau}, "
-          f"consolidation={args.consolidation}, variant={args.variant}, embedder={args.embedder}, responder episodes of "
-          f"{args.group} messages; pipeline {seconds:.1f} s\n")
+          f"consolidation={args.consolidation}, semantic order={args.semantic_order}, "
+          f"cold start={args.cold_start}, variant={args.variant}, embedder={args.embedder}, "
+          f"responder episodes of {args.group} messages; pipeline {seconds:.1f} s\n")
     head = (f"{'prompt':<15}{'stage':<12}{'calls':>6}{'req':>6}{'in ~chars/4':>13}"
             f"{'in wordpiece':>14}{'out (server)':>14}{'in/call':>9}{'sys/call':>10}")
     print(head)
@@ -131,7 +136,11 @@ def report(usage: dict, est: dict, seconds: float, n_messages: int, args) -> Non
           f"{total['calls'] / n_messages / (PAPER_TABLE_3['calls'] / per):.2f}x), "
           f"{total['chars4'] / n_messages:,.0f} input tokens "
           f"(paper {PAPER_TABLE_3['input tokens'] / per:,.0f}, "
-          f"{total['chars4'] / n_messages / (PAPER_TABLE_3['input tokens'] / per):.2f}x)\n")
+          f"{total['chars4'] / n_messages / (PAPER_TABLE_3['input tokens'] / per):.2f}x)")
+    # what drives the consolidation calls: how many insights the responder distils
+    asked = usage.get("consolidate", {}).get("calls", 0)
+    print(f"Insights distilled: {insights} ({insights / n_messages:.2f} a message), "
+          f"{asked} of them consolidated by a call ({asked / max(1, insights):.0%})\n")
     print("Share of input tokens by stage, beside the paper's Table 9 (all construction tokens):")
     head2 = f"{'stage':<13}{'calls':>7}{'in ~chars/4':>13}{'in wordpiece':>14}{'in+out':>9}{'paper':>8}"
     print(head2)
@@ -154,7 +163,7 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=20)
     ap.add_argument("--tau", type=float, default=None,
                     help="τ (default: the embedder's, as the product uses)")
-    ap.add_argument("--consolidation", choices=["gated", "always", "off"], default="gated")
+    add_semantic_options(ap)
     ap.add_argument("--variant", choices=["nemori", "nemori-s"], default="nemori")
     ap.add_argument("--group", type=int, default=6, help="messages per episode (default 6)")
     args = ap.parse_args()
