@@ -11,6 +11,7 @@ from nemori_ui.core.prompts import prompt_texts
 from nemori_ui.core.prompts.distill import dates_kept
 from nemori_ui.core.store import call_log
 from nemori_ui.core.views import calls as views
+from nemori_ui.ui.call_widgets import call_detail
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.state import get_store
@@ -77,39 +78,6 @@ def cost_section(calls, prices: dict) -> dict:
         st.warning("No price for " + ", ".join(md_escape(m) for m in cost["unknown"])
                    + ": the cost is unknown until you enter one in the price table below.")
     return cost
-
-
-def call_detail(calls) -> None:
-    by_id = {c.id: c for c in calls}
-    call_id = st.selectbox("Call", list(by_id), key="call_id",
-                           format_func=lambda i: f"{i} · {by_id[i].prompt_name} · "
-                                                 f"{by_id[i].status}"
-                                                 + (" · cached" if by_id[i].cached else ""))
-    c = by_id[call_id]
-    served = f" (the server says {md_escape(c.served_model)})" \
-        if c.served_model and c.served_model != c.model else ""
-    st.caption(f"{md_escape(c.backend)} · {md_escape(views.model_label(c))}{served} · stage "
-               f"{md_escape(views.stage_of(c.prompt_name))} · for {md_escape(views.served_for(c))}"
-               f" · {c.input_tokens:,} in / {c.output_tokens:,} out tokens · {c.latency_s:.2f} s"
-               f" · {c.attempts} request(s)" + (" · served from the cache" if c.cached else "")
-               + (f" · {md_escape(c.server)}" if c.server else ""))
-    if c.error:
-        if c.status == "failed":
-            st.error("This call failed: the offline engine made its decision.")
-        else:
-            st.warning("This call needed a retry or a repair.")
-        st.code(views.shown(c.error), language=None, wrap_lines=True)
-    if c.requests:
-        st.caption("Requests sent")
-        st.dataframe(pd.DataFrame(c.requests), hide_index=True, key="call_requests")
-    for i, message in enumerate(c.messages, start=1):
-        st.caption(f"Message {i}: {md_escape(str(message.get('role', '?')))}")
-        st.code(views.shown(str(message.get("content", ""))), language=None, wrap_lines=True)
-    st.caption("Response")
-    st.code(views.shown(c.response_text) or "(no response)", language=None, wrap_lines=True)
-    if c.parsed is not None:
-        with st.expander("Parsed reply"):
-            st.json(c.parsed)
 
 
 def prompts_section(config) -> None:

@@ -27,6 +27,7 @@ PAGES = [
     ("pages/ask.py", "Ask", ":material/chat:", "Explore"),
     ("pages/timeline.py", "Memory over time", ":material/timeline:", "Explore"),
     ("pages/calls.py", "Calls and cost", ":material/receipt_long:", "Explore"),
+    ("pages/trace.py", "Trace", ":material/view_timeline:", "Explore"),
     ("pages/tuning.py", "Tuning", ":material/tune:", "Research"),
     ("pages/compare.py", "Compare runs", ":material/compare_arrows:", "Research"),
     ("pages/evaluation.py", "Evaluation", ":material/bar_chart:", "Research"),

@@ -97,13 +97,24 @@ def load_memories(store: Store, run_id: str, *, with_vectors: bool = True) -> li
                            embedding=_vec(r["embedding"]) if with_vectors else None) for r in rows]
 
 
-def load_events(store: Store, run_id: str, stage: str | None = None) -> list[StageEvent]:
+def load_events(store: Store, run_id: str, stage: str | None = None,
+                window: int | None = None) -> list[StageEvent]:
     sql, params = "SELECT * FROM events WHERE run_id = ?", [run_id]
     if stage:
         sql += " AND stage = ?"
         params.append(stage)
+    if window is not None:
+        sql += " AND window = ?"
+        params.append(window)
     rows = store.query(sql + " ORDER BY seq", tuple(params))
     return [_event(run_id, r) for r in rows]
+
+
+def event_windows(store: Store, run_id: str) -> list[int]:
+    """The windows of a run that have recorded any decision, in order."""
+    rows = store.query("SELECT DISTINCT window FROM events WHERE run_id = ? ORDER BY window",
+                       (run_id,))
+    return [r[0] for r in rows]
 
 
 def _event(run_id: str, row) -> StageEvent:
@@ -130,6 +141,16 @@ def _problem(err) -> str:
 
 def load_calls(store: Store, run_id: str) -> list[LLMCallRecord]:
     rows = store.query("SELECT record FROM llm_calls WHERE run_id = ? ORDER BY rowid", (run_id,))
+    return [LLMCallRecord.model_validate_json(r["record"]) for r in rows]
+
+
+def load_calls_by_id(store: Store, run_id: str, ids: list[str]) -> list[LLMCallRecord]:
+    """The run's calls of these ids (those it holds), in the order they were made."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = store.query(f"SELECT record FROM llm_calls WHERE run_id = ? AND id IN ({marks}) "
+                       "ORDER BY rowid", (run_id, *ids))
     return [LLMCallRecord.model_validate_json(r["record"]) for r in rows]
 
 

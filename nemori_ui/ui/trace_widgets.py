@@ -1,0 +1,74 @@
+"""The Trace page's pieces: a window's spans on one timeline, and one span taken apart."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from nemori_ui.core.views.trace import STAGE_ORDER, Span, WindowTrace
+from nemori_ui.ui.call_widgets import call_view
+from nemori_ui.ui.safe import md_escape
+
+# one colour per stage, the order of the method
+STAGE_COLOURS = dict(zip(STAGE_ORDER, ("#4C78A8", "#72B7B2", "#54A24B", "#EECA3B", "#F58518",
+                                       "#E45756")))
+
+
+def span_name(span: Span) -> str:
+    where = f" {span.episode_id}" if span.episode_id else ""
+    return f"#{span.seq} {span.stage}{where}"
+
+
+def timeline_figure(trace: WindowTrace) -> go.Figure:
+    """Each timed span a bar from its first request to its last reply; untimed ones left out."""
+    timed = [s for s in trace.spans if s.start_s is not None]
+    fig = go.Figure()
+    for stage in STAGE_ORDER:
+        mine = [s for s in timed if s.stage == stage]
+        if not mine:
+            continue
+        fig.add_bar(
+            y=[span_name(s) for s in mine], x=[max(s.duration_s, 0.005) for s in mine],
+            base=[s.start_s for s in mine], orientation="h", name=stage,
+            marker_color=STAGE_COLOURS[stage],
+            customdata=[[s.label, s.input_tokens, s.output_tokens, s.cached, s.retries]
+                        for s in mine],
+            hovertemplate="%{y}: %{customdata[0]}<br>%{base:.2f} s + %{x:.2f} s<br>"
+                          "%{customdata[1]} in / %{customdata[2]} out tokens · "
+                          "%{customdata[3]} cached · %{customdata[4]} retries<extra></extra>")
+    order = [span_name(s) for s in timed]
+    fig.update_layout(height=max(220, 22 * len(order) + 90), barmode="overlay",
+                      margin=dict(l=10, r=10, t=10, b=40), legend_title_text="stage",
+                      xaxis_title="seconds from the window's first request",
+                      yaxis=dict(categoryorder="array", categoryarray=order[::-1]))
+    return fig
+
+
+def span_table(trace: WindowTrace) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"span": span_name(s), "decided": s.label, "by": s.decided_by, "rule": s.rule,
+          "score": s.score, "start s": s.start_s, "seconds": s.duration_s, "calls": s.calls,
+          "cached": s.cached, "retries": s.retries, "in": s.input_tokens, "out": s.output_tokens}
+         for s in trace.spans],
+        columns=["span", "decided", "by", "rule", "score", "start s", "seconds", "calls",
+                 "cached", "retries", "in", "out"])
+
+
+def span_detail(span: Span, event, calls: dict) -> None:
+    """The decision as recorded, and every call it made in full."""
+    st.markdown(f"**{md_escape(span_name(span))}**: {md_escape(span.label)}, decided by "
+                f"{md_escape(span.decided_by)}")
+    if span.rule:
+        st.caption(f"Rule or reason: {md_escape(span.rule)}"
+                   + (f" · score {span.score:.3f}" if span.score is not None else ""))
+    with st.expander("The decision as recorded", expanded=not span.call_ids):
+        st.json(event.payload.model_dump(mode="json"))
+    for call_id in span.call_ids:
+        c = calls.get(call_id)
+        if c is None:
+            st.caption(f"Call {md_escape(call_id)} is not stored with this run.")
+            continue
+        with st.expander(f"Call {c.id} · {c.prompt_name} · {c.status}"
+                         + (" · cached" if c.cached else ""), expanded=len(span.call_ids) == 1):
+            call_view(c, key=f"trace_{c.id}")
