@@ -53,4 +53,4 @@ first = next((i for i, s in enumerate(trace.spans) if s.calls), 0)
 chosen = st.selectbox("Open a span", range(len(names)), index=first, format_func=names.__getitem__,
                       key=f"trace_span_{run_id}_{window}")
 span = trace.spans[chosen]
-span_detail(span, next(e for e in events if e.seq == span.seq), calls)
+span_detail(span, next(e for e in events if e.seq == span.seq), calls, run_id, data.info.config)

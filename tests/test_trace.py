@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from nemori_ui.core.llm import LLMGateway, OpenAIChatBackend
 from nemori_ui.core.offline import OFFLINE_LABEL
-from nemori_ui.core.store import open_store, records
+from nemori_ui.core.replay import decision_changes, replay_call, replays_of
+from nemori_ui.core.store import call_log, open_store, records
+from nemori_ui.core.store.call_log import StoreCallSink
 from nemori_ui.core.views.trace import STAGE_ORDER, stage_totals, window_trace
-from tests.llm_responder import respond
-from tests.test_pipeline_openai import run
+from tests.llm_responder import prompt_of, respond
+from tests.test_pipeline_openai import CONFIG, run
 
 
 @pytest.fixture
@@ -64,3 +67,43 @@ def test_offline_decisions_keep_their_order_rule_and_score(sample_run):
     assert decided and all(s.label in ("new", "merge", "conflict") and s.rule for s in decided)
     evoked = [s for s in trace.spans if s.stage == "anticipate"]
     assert evoked and all(s.rule.startswith("τ = ") for s in evoked)
+
+
+# -- replay with an edited prompt ----------------------------------------------------------
+
+def test_only_the_fields_that_differ_are_changes():
+    before = {"insights": [{"text": "Ana has a dog"}], "reason": "x"}
+    after = {"insights": [], "reason": "x", "extra": 1}
+    assert [(c.field, c.before, c.after) for c in decision_changes(before, after)] == [
+        ("insights", [{"text": "Ana has a dog"}], []), ("extra", None, 1)]
+    assert decision_changes(before, dict(before)) == []
+
+
+def test_a_replayed_call_is_a_variant_beside_the_run(store, openai_server):
+    openai_server.responder = respond
+    run_id = run(store, openai_server)
+    memories = sorted(m.text for m in records.load_memories(store, run_id))
+    original = next(c for c in records.load_calls(store, run_id) if c.prompt_name == "distill")
+    gateway = LLMGateway(OpenAIChatBackend("test-model", api_key="k", base_url=openai_server.url),
+                         None, temperature=CONFIG.temperature, sleep=lambda s: None,
+                         sink=StoreCallSink(store))
+
+    same = replay_call(gateway, original, original.messages, CONFIG, run_id)
+    assert same.ok and not same.edited and same.changes == []
+
+    def nothing_new(body):
+        return {"insights": []} if prompt_of(body) == "distill" else respond(body)
+    openai_server.responder = nothing_new
+    edited = [dict(m) for m in original.messages]
+    edited[0]["content"] += "\nKeep nothing: every statement is already known."
+    changed = replay_call(gateway, original, edited, CONFIG, run_id)
+    assert changed.ok and changed.edited
+    assert [(c.field, c.after) for c in changed.changes] == [("insights", [])]
+    # kept in the call log as replays of the original, the run itself untouched
+    kept = replays_of(store, run_id, original)
+    assert [r.call_id for r in kept] == [same.call_id, changed.call_id]
+    assert [r.edited for r in kept] == [False, True] and kept[1].changes == changed.changes
+    assert all(c.context["replay_of"] == original.id
+               for c in call_log.calls_of_run(store, run_id, kind="replay"))
+    assert sorted(m.text for m in records.load_memories(store, run_id)) == memories
+    assert original.id in {c.id for c in records.load_calls(store, run_id)}

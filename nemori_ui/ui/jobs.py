@@ -21,7 +21,8 @@ WATCH_S = 0.25      # how often a followed job's progress is redrawn
 PANEL_S = 1.0       # how often the jobs list refreshes while a job runs
 RUN_KINDS = ("run", "resume", "whatif", "demo")     # jobs of one run, keyed by its id
 TASK_KINDS = ("sweep", "eval")                      # jobs of many runs or none
-NAMES = {"sweep": "Sweep", "eval": "Evaluation", "whatif": "What-if re-run", "demo": "Demo run"}
+NAMES = {"sweep": "Sweep", "eval": "Evaluation", "whatif": "What-if re-run", "demo": "Demo run",
+         "replay": "Replay"}
 
 
 @st.cache_resource(show_spinner=False)

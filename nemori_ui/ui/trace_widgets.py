@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from nemori_ui.core.errors import InputError
+from nemori_ui.core.replay import replay_call, replays_of
 from nemori_ui.core.views.trace import STAGE_ORDER, Span, WindowTrace
 from nemori_ui.ui.call_widgets import call_view
+from nemori_ui.ui.jobs import session_clients
 from nemori_ui.ui.safe import md_escape
+from nemori_ui.ui.state import get_store
+from nemori_ui.ui.task_jobs import mine, outcome, submit, watch
 
 # one colour per stage, the order of the method
 STAGE_COLOURS = dict(zip(STAGE_ORDER, ("#4C78A8", "#72B7B2", "#54A24B", "#EECA3B", "#F58518",
@@ -55,7 +62,7 @@ def span_table(trace: WindowTrace) -> pd.DataFrame:
                  "cached", "retries", "in", "out"])
 
 
-def span_detail(span: Span, event, calls: dict) -> None:
+def span_detail(span: Span, event, calls: dict, run_id: str, config) -> None:
     """The decision as recorded, and every call it made in full."""
     st.markdown(f"**{md_escape(span_name(span))}**: {md_escape(span.label)}, decided by "
                 f"{md_escape(span.decided_by)}")
@@ -72,3 +79,47 @@ def span_detail(span: Span, event, calls: dict) -> None:
         with st.expander(f"Call {c.id} · {c.prompt_name} · {c.status}"
                          + (" · cached" if c.cached else ""), expanded=len(span.call_ids) == 1):
             call_view(c, key=f"trace_{c.id}")
+            replay_section(c, run_id, config)
+    if span.call_ids:
+        watch(("replay",), title="Replaying")
+        outcome(mine("replay"), lambda job: None)
+
+
+def _replay_work(c, messages: list[dict], config, run_id: str):
+    def work(job):
+        gateway = getattr(session_clients(config).decider, "gateway", None)
+        if gateway is None:
+            raise InputError("no model to replay with: give the API key or base URL on the Run "
+                             "page")
+        return replay_call(gateway, c, messages, config, run_id)
+    return work
+
+
+def replay_section(c, run_id: str, config) -> None:
+    """Send this call again with its messages edited, as a job; its replays and their changes."""
+    st.markdown("**Replay with an edited prompt**")
+    with st.form(f"replay_form_{c.id}"):
+        edited = [dict(m, content=st.text_area(
+            f"Message {i}: {m.get('role', '?')}", str(m.get("content") or ""), height=160,
+            key=f"replay_{c.id}_{i}")) for i, m in enumerate(c.messages, start=1)]
+        go = st.form_submit_button("Replay this call")
+    if go:
+        submit("replay", _replay_work(c, edited, config, run_id), label=f"{c.prompt_name} {c.id}")
+    done = replays_of(get_store(), run_id, c)
+    if not done:
+        st.caption("Not replayed yet. A replay is kept beside the run as a variant: what the run "
+                   "stored does not change.")
+        return
+    for r in done:
+        what = "edited prompt" if r.edited else "same prompt"
+        if not r.ok:
+            st.warning(f"Replay {md_escape(r.call_id)} ({what}) failed: {md_escape(r.error or '')}")
+        elif not r.changes:
+            st.caption(f"Replay {md_escape(r.call_id)} ({what}): the same decision.")
+        else:
+            st.caption(f"Replay {md_escape(r.call_id)} ({what}): the decision changes.")
+            st.dataframe(pd.DataFrame([{"field": ch.field,
+                                        "before": json.dumps(ch.before, ensure_ascii=False),
+                                        "after": json.dumps(ch.after, ensure_ascii=False)}
+                                       for ch in r.changes]),
+                         hide_index=True, key=f"replay_changes_{r.call_id}")

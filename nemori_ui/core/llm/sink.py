@@ -19,7 +19,7 @@ from typing import Iterator, Protocol
 from ..models import LLMCallRecord
 
 RUN = "run"
-OUTSIDE_KINDS = ("ask", "eval", "judge")
+OUTSIDE_KINDS = ("ask", "eval", "judge", "replay")   # replay: a call sent again, edited
 
 _CONTEXT: ContextVar[dict | None] = ContextVar("llm_call_context", default=None)
 
