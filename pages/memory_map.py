@@ -3,8 +3,11 @@ Select points to list them; pick one to see its nearest neighbours in the FAISS 
 
 import streamlit as st
 
-from nemori_ui.core.projection import METRICS, nearest_neighbours, point_vectors, points_frame
+from nemori_ui.core.csv_cells import csv_text
+from nemori_ui.core.projection import (METRICS, known_by, matching, nearest_neighbours,
+                                       point_vectors, points_frame)
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.map_widgets import (COLOR_BY, layout, map_figure, memory_state, run_stamp,
                                       show_map, umap_layout)
 
@@ -70,23 +73,44 @@ if pending:
             st.rerun()
 
     _swap_when_ready()
+s1, s2 = st.columns([2, 1.4])
+query = s1.text_input("Search the map", key="map_search",
+                      placeholder="words every lit point holds, e.g. a name or a place")
+last = int(frame["window"].max())
+upto = s2.slider("As the memory stood after window", 1, last + 1, last + 1, key="map_upto",
+                 help="scrub through time: only what was made by the end of that window is "
+                      "shown (its status is today's)") if last > 0 else 1
 mask = frame["kind"].isin(kinds) & (superseded | (frame["status"] == "active"))
+mask &= known_by(frame, upto - 1)
 shown, shown_xy = frame[mask].reset_index(drop=True), xy[mask.to_numpy()]
 if shown.empty:
     st.info("Nothing to show with these filters.")
     st.stop()
 # the selection holds row numbers of `shown`: a chart per filter keeps them meaningful
-chart_key = f"map_chart_{shown_method}_{'-'.join(sorted(kinds))}_{superseded}"
-rows = [r for r in show_map(map_figure(shown, shown_xy, color_by), key=chart_key)
+chart_key = f"map_chart_{shown_method}_{'-'.join(sorted(kinds))}_{superseded}_{upto}"
+hits = shown["id"][matching(shown, query)].tolist()
+if query.strip():
+    st.caption(f"**{len(hits)}** of {len(shown)} shown points hold every word of "
+               f"“{md_escape(query.strip())}”: ringed on the map and listed below.")
+rows = [r for r in show_map(map_figure(shown, shown_xy, color_by, marked=hits,
+                                       marked_name="matches search"), key=chart_key)
         if r < len(shown)]
 
 st.subheader("Selection")
+if not rows and hits:
+    rows = shown.index[shown["id"].isin(hits)].tolist()
+    st.caption("Nothing selected on the map: the search's matches are listed.")
 if rows:
-    picked = shown.iloc[rows][["id", "kind", "status", "decision", "session", "time", "text"]]
+    columns = ["id", "kind", "status", "decision", "session", "window", "speaker", "time", "text"]
+    picked = shown.iloc[rows][columns]
     # an episode's "decision" is its kind again unless it absorbed others (integrated)
-    picked = picked.assign(decision=picked["decision"].where(picked["decision"] != "episode", ""))
+    picked = picked.assign(decision=picked["decision"].where(picked["decision"] != "episode", ""),
+                           window=picked["window"] + 1)
     st.dataframe(picked,
                  hide_index=True, key="map_selection", column_config={"text": TEXT})
+    st.download_button(f"Export these {len(picked)} (CSV)", csv_text(
+        columns, picked.astype(object).where(picked.notna(), "").itertuples(index=False)),
+        file_name=f"{data.run_id}-map-selection.csv", mime="text/csv", key="map_export")
 else:
     st.caption("Nothing selected: click a point, or use the box or lasso tool of the chart.")
 

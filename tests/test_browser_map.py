@@ -3,6 +3,7 @@ and UMAP replaces it without a reload. Prints how long the first visit took (-s)
 
 from __future__ import annotations
 
+import csv
 import re
 import time
 from pathlib import Path
@@ -71,3 +72,35 @@ def test_the_map_opens_with_pca_and_umap_follows(tmp_path):
         assert not page.locator('[data-testid="stException"]').count()
     print(f"\nmemory map, {points} points, first visit after a server start: {first_visit:.2f} s "
           f"({label.split('.')[0]}); UMAP shown {umap_after:.1f} s later, without a reload")
+
+
+def test_a_search_lights_points_and_the_matches_can_be_exported(tmp_path):
+    need_chromium()
+    from tests.conftest import run_sample
+    home = tmp_path / "home"
+    store = open_store(home)
+    run_sample(store)
+    store.close()
+    with app_server(home, tmp_path / "streamlit.log") as (url, _), \
+            open_browser(viewport=(1280, 800), failure_shot="map-search-failure.png") as page:
+        open_home(page, url)
+        open_nav(page, "memory_map", re.compile("Memory map"))
+        page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
+        box = page.get_by_label("Search the map")
+        box.fill("Lisbon")
+        box.press("Enter")
+        found = page.get_by_text(re.compile(r"of \d+ shown points hold every word"))
+        found.wait_for()
+        settle(page)
+        count = int(found.inner_text().split()[0])
+        assert count > 0
+        assert page.locator(".legendtext", has_text="matches search").count() == 1
+        with page.expect_download() as download:
+            page.get_by_role("button", name=re.compile(rf"Export these {count} \(CSV\)")).click()
+        with open(download.value.path(), newline="") as f:
+            rows = list(csv.reader(f))
+        assert len(rows) == count + 1 and all("lisbon" in r[-1].lower() for r in rows[1:])
+        page.screenshot(path=SHOTS / "map-search-1280.png")
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        settle(page)
+        page.screenshot(path=SHOTS / "map-search-1920.png")

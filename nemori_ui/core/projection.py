@@ -35,7 +35,8 @@ def _one_blas_thread():
     return threadpool_limits(1, user_api="blas")
 
 
-POINT_COLUMNS = ["id", "kind", "status", "session", "time", "window", "decision", "label", "text"]
+POINT_COLUMNS = ["id", "kind", "status", "session", "time", "window", "speaker", "decision",
+                 "label", "text"]
 
 
 def pca_basis(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,12 +104,14 @@ def project(vectors, method: Method = "umap", n_neighbors: int = 15, min_dist: f
         return np.asarray(reducer.fit_transform(x), dtype=np.float32)
 
 
-def _session_and_time(message_ids, data: RunData, *, latest: bool):
+def _session_time_speaker(message_ids, data: RunData, *, latest: bool):
     msgs = [data.message_by_id[i] for i in message_ids if i in data.message_by_id]
     session = min((m.session for m in msgs), default=None)
     stamps = [m.timestamp for m in msgs if m.timestamp]
     when = (max(stamps) if latest else min(stamps)) if stamps else None
-    return session, when
+    speakers = sorted({m.speaker for m in msgs})
+    speaker = speakers[0] if len(speakers) == 1 else " & ".join(speakers) or "unknown"
+    return session, when, speaker
 
 
 def points_frame(data: RunData) -> pd.DataFrame:
@@ -122,23 +125,40 @@ def points_frame(data: RunData) -> pd.DataFrame:
     for e in data.episodes:
         if e.embedding is None:
             continue
-        session, when = _session_and_time(e.message_ids, data, latest=False)
+        session, when, speaker = _session_time_speaker(e.message_ids, data, latest=False)
         rows.append({"id": e.id, "kind": "episode", "status": e.status, "session": session,
-                     "time": e.start or when, "window": e.window,
+                     "time": e.start or when, "window": e.window, "speaker": speaker,
                      "decision": "integrated" if e.supersedes else "episode",
                      "label": e.cue, "text": f"{e.cue}\n{e.narrative}"})
     for m in data.memories:
         if m.embedding is None:
             continue
-        session, when = _session_and_time(m.source_message_ids, data, latest=True)
+        session, when, speaker = _session_time_speaker(m.source_message_ids, data, latest=True)
         rows.append({"id": m.id, "kind": "memory", "status": m.status, "session": session,
-                     "time": when, "window": m.window, "decision": m.origin,
+                     "time": when, "window": m.window, "speaker": speaker, "decision": m.origin,
                      "label": m.text, "text": m.text})
     frame = pd.DataFrame(rows, columns=POINT_COLUMNS)
     frame["session"] = frame["session"].astype("Int64")
     # naive and zone-aware stamps (formats differ) are both read as UTC, so they compare
     frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.tz_localize(None)
     return frame
+
+
+def matching(frame: pd.DataFrame, query: str) -> pd.Series:
+    """Which points hold every word of `query` in their text (case and spacing ignored)."""
+    words = query.lower().split()
+    if not words:
+        return pd.Series(False, index=frame.index)
+    text = frame["text"].fillna("").str.lower()
+    hit = pd.Series(True, index=frame.index)
+    for w in words:
+        hit &= text.str.contains(w, regex=False)
+    return hit
+
+
+def known_by(frame: pd.DataFrame, window: int) -> pd.Series:
+    """The points the memory held once window `window` (0-based) was done: made by then."""
+    return frame["window"] <= window
 
 
 def point_vectors(data: RunData, frame: pd.DataFrame) -> np.ndarray:

@@ -18,7 +18,7 @@ from .projection_worker import ProjectionWorker
 from .safe import html_text
 from .state import home
 
-COLOR_BY = ("kind", "status", "session", "time", "decision")
+COLOR_BY = ("kind", "status", "session", "window", "speaker", "time", "decision")
 SYMBOLS = {"episode": "diamond", "memory": "circle"}
 # Fixed colours, so a category looks the same whatever else is on the map; the theme's
 # default colourway put both kinds in two shades of blue.
@@ -138,8 +138,8 @@ def _time_ticks(seconds: pd.Series) -> tuple[list[float], list[str]]:
 
 
 def map_figure(frame: pd.DataFrame, xy: np.ndarray, color_by: str = "kind", *,
-               marked: list[str] = (), query_xy: np.ndarray | None = None,
-               height: int = 560) -> go.Figure:
+               marked: list[str] = (), marked_name: str = "retrieved",
+               query_xy: np.ndarray | None = None, height: int = 560) -> go.Figure:
     """A scatter of the points: symbol by kind, faded when superseded, coloured by
     `color_by`; `marked` ids ringed and the query drawn as a star."""
     df = frame.assign(x=xy[:, 0] if len(xy) else [], y=xy[:, 1] if len(xy) else [],
@@ -158,8 +158,9 @@ def map_figure(frame: pd.DataFrame, xy: np.ndarray, color_by: str = "kind", *,
             fig.add_trace(_trace(cls, df[df["time"].isna()], "no time", "#9e9e9e"))
     else:
         values = df[color_by]
+        named = {"session": lambda v: f"session {v}", "window": lambda v: f"window {v + 1}"}
         labels = values.map(lambda v: "unknown" if pd.isna(v) else
-                            (f"session {v}" if color_by == "session" else str(v)))
+                            named.get(color_by, str)(v))
         # legend in the values' own order (session 2 before session 10), unknown last
         order = [labels[i] for i in values.dropna().sort_values(kind="stable").index]
         order += ["unknown"] if values.isna().any() else []
@@ -169,7 +170,7 @@ def map_figure(frame: pd.DataFrame, xy: np.ndarray, color_by: str = "kind", *,
             fig.add_trace(_trace(cls, df[labels == value], value, color))
     if len(marked):
         ring = df[df["id"].isin(list(marked))]
-        fig.add_trace(cls(x=ring["x"], y=ring["y"], mode="markers", name="retrieved",
+        fig.add_trace(cls(x=ring["x"], y=ring["y"], mode="markers", name=marked_name,
                           hoverinfo="skip", marker=dict(size=18, color="rgba(0,0,0,0)",
                                                         line=dict(width=2.5, color="#222"))))
     if query_xy is not None:
