@@ -14,8 +14,8 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import qa, results
 from nemori_ui.core.eval.ablations import VARIANTS
 from nemori_ui.core.eval.baselines import Rag, chunk_vectors, line, make_chunks
-from nemori_ui.core.eval.harness import (OFFLINE_JUDGE_NOTE, EvalOptions,
-                                         construction_fingerprint, evaluate)
+from nemori_ui.core.eval.conversation import construction_fingerprint
+from nemori_ui.core.eval.harness import OFFLINE_JUDGE_NOTE, EvalOptions, evaluate
 from nemori_ui.core.models import Message
 from nemori_ui.core.retrieval import count_tokens
 from nemori_ui.core.store import open_store, runs

@@ -90,6 +90,7 @@ def run(args) -> int:
     from ..core.eval import results
     from ..core.eval.ablations import VARIANTS
     from ..core.eval.harness import evaluate
+    from ..core.scale import executor_for
     variants = _list(args.variant) or ["nemori"]
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
@@ -108,7 +109,7 @@ def run(args) -> int:
     for options in planned:
         run_ = evaluate(store, transcript, config, options, source=str(args.file),
                         progress=_progress(), base_url=args.base_url, notice=notice,
-                        workers=args.workers, ray_address=args.ray_address)
+                        executor=executor_for(args.workers, args.ray_address))
         done.append(run_)
         if args.json:
             print_json(results.summary_json(run_))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..core.clients import build_clients
+from ..core.scale import executor_for
 from ..core.transcripts import load_transcript
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
 from .common import add_home, make_config, print_json, store_from
@@ -59,6 +60,6 @@ def run(args) -> int:
               flush=True)
 
     sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
-          fmt=transcript.format, on_point=show, workers=args.workers,
-          ray_address=args.ray_address, progress=show_tasks)
+          fmt=transcript.format, on_point=show,
+          executor=executor_for(args.workers, args.ray_address), progress=show_tasks)
     return 0
