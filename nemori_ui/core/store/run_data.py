@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..models import Episode, LLMCallRecord, Message, SemanticMemory, StageEvent
+from ..stage_events import EpisodeText
 from . import records, runs
 from .db import Store
 from .runs import RunInfo
@@ -29,6 +30,22 @@ class RunData:
 
     def stage(self, name: str) -> list[StageEvent]:
         return [e for e in self.events if e.stage == name]
+
+    def memory_text(self, memory_id: str | None, recorded: str = "") -> str:
+        """A memory's text: as an event recorded it (runs stored before events kept ids only),
+        else the stored memory's."""
+        if recorded or not memory_id:
+            return recorded
+        memory = self.memory_by_id.get(memory_id)
+        return memory.text if memory else ""
+
+    def episode_text(self, episode_id: str | None,
+                     recorded: EpisodeText | None = None) -> EpisodeText | None:
+        """An episode's cue and narrative, as an event recorded them or as stored."""
+        if recorded is not None or not episode_id:
+            return recorded
+        episode = self.episode_by_id.get(episode_id)
+        return EpisodeText(cue=episode.cue, narrative=episode.narrative) if episode else None
 
     @property
     def run_id(self) -> str:
