@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.transcripts import load_transcript
+from .commands import COMMANDS
 from .common import (add_semantic_options, add_episode_match, add_home, add_llm_options,
                      semantic_settings, llm_settings, make_config, notice, print_json,
                      store_from)
@@ -20,7 +21,7 @@ LOCOMO_CATEGORIES = "1,2,3,4"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("eval", help="evaluate on LoCoMo or LongMemEval and store the results")
+    p = sub.add_parser("eval", help=COMMANDS["eval"])
     modes = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
     lo = modes.add_parser("locomo", help="LoCoMo: F1, BLEU-1, LLM judge, evidence recall")
     lo.add_argument("--conversations", help="sample ids, comma-separated (default: all)")
