@@ -71,7 +71,8 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
                 seed=seed(store, conv, cfg, options, source) if executor.remote else None))
     landed: dict[str, ConversationResult] = {}
     place = Place(store=store, clients=lambda _: clients, judge=lambda *_: judge,
-                  progress=progress, key=worker_key(cfg, api_key, secrets, base_url))
+                  progress=progress,
+                  key=worker_key(cfg, api_key, secrets, base_url) if executor.remote else None)
     failures = executor.run(answer_conversation, tasks, place,
                             on_done=lambda name, out: landed.__setitem__(name, out),
                             progress=_task_progress(progress))

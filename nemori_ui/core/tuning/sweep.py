@@ -118,7 +118,7 @@ def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str
     failures = {}
     if tasks:
         place = Place(store=store, clients=make_clients,
-                      key=worker_key(configs[0], api_key, None, None))
+                      key=worker_key(configs[0], api_key, None, None) if executor.remote else None)
         failures = executor.run(run_point_task, tasks, place, on_done=land, progress=progress)
     results = [by_name[n] for n in (point_name(c, grid) for c in configs) if n in by_name]
     if failures:
