@@ -27,7 +27,7 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
 from nemori_ui.core.retrieval import count_tokens
-from nemori_ui.core.scale import plan
+from nemori_ui.core.scale import executor_for, ray_executor
 from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
 
@@ -57,7 +57,7 @@ def run_all(transcript, convs, source, workers: int) -> tuple[float, dict]:
         t0 = time.perf_counter()
         run = evaluate(store, transcript, PipelineConfig(),
                        EvalOptions(variant=name, conversations=convs), source=source,
-                       workers=workers)
+                       executor=executor_for(workers))
         walls[name] = time.perf_counter() - t0
         stored[name] = (untimed(run.summary),
                         [untimed(r.model_dump()) for r in results.load_questions(store, run.id)],
@@ -83,15 +83,15 @@ def main() -> None:
     seq_wall, seq = run_all(transcript, convs, args.file, 1)
 
     landing = []
-    land = plan.transfer.land
+    land = ray_executor.transfer.land
 
     def timed_land(store, rows):
         t0 = time.perf_counter()
         land(store, rows)
         landing.append(time.perf_counter() - t0)
-    plan.transfer.land = timed_land
+    ray_executor.transfer.land = timed_land
     par_wall, par = run_all(transcript, convs, args.file, args.workers)
-    plan.transfer.land = land
+    ray_executor.transfer.land = land
     print(f"after: {load()}")
 
     same = all(seq["stored"][n][:2] == par["stored"][n][:2] for n in SYSTEMS)

@@ -26,7 +26,8 @@ from nemori_ui.core.config import PipelineConfig, tau_grid  # noqa: E402
 from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
-from nemori_ui.core.tuning.sweep import parse_grid, points, run_point  # noqa: E402
+from nemori_ui.core.tuning.point import run_point  # noqa: E402
+from nemori_ui.core.tuning.sweep import parse_grid, points  # noqa: E402
 from tests.llm_responder import respond  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402
 

@@ -19,6 +19,7 @@ import pytest
 from nemori_ui.core.export import run_document
 from nemori_ui.core.pipeline.windows import pending_count, window_spans
 from nemori_ui.core.store import appends, open_store, runs
+from tests.cli_runner import Done, copy_home, run_cli
 from tests.conftest import ROOT, SAMPLE
 from tests.test_kill_resume import progress
 
@@ -27,9 +28,8 @@ SPLIT_LINE = 69          # "## Session 4" starts B
 COMPARED = ("episodes", "semantic", "events")
 
 
-def cli(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "nemori_ui", *args, "--home", str(home)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=180)
+def cli(home: Path, *args: str, check: bool = True) -> Done:
+    done = run_cli(*args, "--home", str(home))
     if check:
         assert done.returncode == 0, done.stderr
     return done
@@ -70,6 +70,14 @@ def whole(tmp_path_factory) -> dict:
     return document(home)
 
 
+@pytest.fixture(scope="module")
+def run_a(parts, tmp_path_factory) -> Path:
+    """A home holding the finished run of A, which the tests copy and append to."""
+    home = tmp_path_factory.mktemp("run-a")
+    cli(home, "run", str(parts[0]), "--window", W)
+    return home
+
+
 def only_run(home: Path) -> str:
     store = open_store(home)
     try:
@@ -79,17 +87,17 @@ def only_run(home: Path) -> str:
         store.close()
 
 
-def test_run_then_append_equals_run_of_the_whole(whole, parts, tmp_path):
-    a, b = parts
-    cli(tmp_path, "run", str(a), "--window", W)
-    run_id = only_run(tmp_path)
-    out = cli(tmp_path, "append", run_id, str(b))
+def test_run_then_append_equals_run_of_the_whole(whole, parts, run_a, tmp_path):
+    b = parts[1]
+    home = copy_home(run_a, tmp_path / "home")
+    run_id = only_run(home)
+    out = cli(home, "append", run_id, str(b))
     assert "appended 30 messages" in out.stdout and "m0066" in out.stdout
-    doc = document(tmp_path)
+    doc = document(home)
     assert comparable(doc) == comparable(whole)
     assert [m["session"] for m in doc["messages"][65:]] == [4] * 15 + [5] * 15
     assert doc["messages"][65]["source_ref"] == "b.txt: line 2"
-    store = open_store(tmp_path)
+    store = open_store(home)
     [record] = appends.load_appends(store, run_id)
     assert (record.first_idx, record.count, record.first_window) == (65, 30, 5)
     store.close()
@@ -99,16 +107,16 @@ def test_run_then_append_equals_run_of_the_whole(whole, parts, tmp_path):
     assert sorted(partitioned) == [m["id"] for m in doc["messages"]]
 
 
-def test_append_killed_and_continued_equals_run_of_the_whole(whole, parts, tmp_path):
-    a, b = parts
-    cli(tmp_path, "run", str(a), "--window", W)
-    run_id = only_run(tmp_path)
+def test_append_killed_and_continued_equals_run_of_the_whole(whole, parts, run_a, tmp_path):
+    b = parts[1]
+    home = copy_home(run_a, tmp_path / "home")
+    run_id = only_run(home)
     proc = subprocess.Popen([sys.executable, "-m", "nemori_ui", "append", run_id, str(b),
-                             "--home", str(tmp_path)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                             "--home", str(home)], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 90
     try:
-        while (progress(tmp_path) or 0) < 6:       # killed inside the append's second window
+        while (progress(home) or 0) < 6:       # killed inside the append's second window
             assert proc.poll() is None, "the append ended before it could be killed"
             assert time.monotonic() < deadline, "the append made no progress"
             time.sleep(0.003)
@@ -116,26 +124,33 @@ def test_append_killed_and_continued_equals_run_of_the_whole(whole, parts, tmp_p
     finally:
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    again = cli(tmp_path, "append", run_id, str(b))
+    again = cli(home, "append", run_id, str(b))
     assert "continuing append 1" in again.stderr
-    doc = document(tmp_path)
+    doc = document(home)
     assert len(doc["messages"]) == 95            # not added twice
     assert comparable(doc) == comparable(whole)
 
 
+@pytest.fixture(scope="module")
+def run_a_w20(parts, tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("run-a-w20")
+    cli(home, "run", str(parts[0]), "--window", "20")  # 65 = 3 × 20 + a closed window of 5
+    return home
+
+
 @pytest.mark.parametrize("stored_before_cuts", [False, True])
-def test_appending_after_a_partial_last_window_starts_a_new_window(parts, tmp_path,
+def test_appending_after_a_partial_last_window_starts_a_new_window(parts, run_a_w20, tmp_path,
                                                                    stored_before_cuts):
-    a, b = parts
-    cli(tmp_path, "run", str(a), "--window", "20")     # 65 = 3 × 20 + a closed window of 5
-    run_id = only_run(tmp_path)
+    b = parts[1]
+    home = copy_home(run_a_w20, tmp_path / "home")
+    run_id = only_run(home)
     if stored_before_cuts:                             # a run finished before cuts were kept
-        store = open_store(tmp_path)
+        store = open_store(home)
         with store.tx() as conn:
             conn.execute("DELETE FROM window_cuts")
         store.close()
-    cli(tmp_path, "append", run_id, str(b))
-    doc = document(tmp_path)
+    cli(home, "append", run_id, str(b))
+    doc = document(home)
     windows = [e["payload"]["window_message_ids"] for e in doc["events"]
                if e["stage"] == "partition"]
     assert [len(w) for w in windows] == [20, 20, 20, 5, 20, 10]
@@ -144,16 +159,16 @@ def test_appending_after_a_partial_last_window_starts_a_new_window(parts, tmp_pa
     assert sorted(partitioned) == [m["id"] for m in doc["messages"]]
 
 
-def test_append_to_an_unknown_run_or_an_empty_file_says_what_is_wrong(parts, tmp_path):
+def test_append_to_an_unknown_run_or_an_empty_file_says_what_is_wrong(parts, run_a, tmp_path):
     a, _ = parts
     bad = cli(tmp_path, "append", "no-such-run", str(a), check=False)
     assert bad.returncode == 2 and "no-such-run" in bad.stderr
-    cli(tmp_path, "run", str(a), "--window", W)
-    empty = tmp_path / "empty.txt"
+    home = copy_home(run_a, tmp_path / "home")
+    empty = home / "empty.txt"
     empty.write_text("")
-    out = cli(tmp_path, "append", only_run(tmp_path), str(empty), check=False)
+    out = cli(home, "append", only_run(home), str(empty), check=False)
     assert out.returncode == 2 and "empty.txt" in out.stderr
-    assert len(document(tmp_path)["messages"]) == 65
+    assert len(document(home)["messages"]) == 65
 
 
 @pytest.mark.parametrize("n, w, cuts, flush, spans", [

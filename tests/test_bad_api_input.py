@@ -5,8 +5,6 @@ and nothing stored."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -18,7 +16,7 @@ from nemori_ui.core.models import Message
 from nemori_ui.core.store import records
 from nemori_ui.core.transcripts import parse_transcript
 from nemori_ui.core.transcripts.fields import MAX_SPEAKER
-from tests.conftest import ROOT
+from tests.cli_runner import run_cli
 
 BAD = [
     ({"speaker": "Maya", "text": "bad \ud800 half"}, r"the text holds an unpaired surrogate \(\\ud800\)"),
@@ -74,9 +72,7 @@ def stored_run(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     transcript = home / "t.txt"
     transcript.write_text("Maya: I started at the bakery.\nJonas: Congratulations!\n")
-    done = subprocess.run([sys.executable, "-m", "nemori_ui", "run", str(transcript), "--json",
-                           "--home", str(home)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=180)
+    done = run_cli("run", str(transcript), "--json", "--home", str(home))
     assert done.returncode == 0, done.stderr
     return home, json.loads(done.stdout)["run_id"]
 
@@ -85,9 +81,7 @@ def stored_run(tmp_path_factory):
                          ids=["file", "folder"])
 def test_export_to_a_name_too_long_exits_2_saying_so(stored_run, tmp_path, name):
     home, run_id = stored_run
-    done = subprocess.run([sys.executable, "-m", "nemori_ui", "export", run_id, "--out",
-                           str(tmp_path / name), "--home", str(home)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = run_cli("export", run_id, "--out", str(tmp_path / name), "--home", str(home))
     assert done.returncode == 2, done.stderr
     assert "a name in it is too long (300 characters; the file system allows at most 255)" \
         in done.stderr

@@ -1,4 +1,5 @@
-"""`python -m nemori_ui inspect`: as a real subprocess for the contract, in-process for options."""
+"""`python -m nemori_ui inspect`: one real subprocess for the contract (one JSON document on
+stdout, nothing heavy imported), in this process for the rest."""
 
 from __future__ import annotations
 
@@ -10,18 +11,19 @@ from pathlib import Path
 import pytest
 
 from nemori_ui.cli import main
+from tests.cli_runner import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "nemori_ui", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+def cli(*args: str):
+    return run_cli(*args)
 
 
 def test_inspect_json_on_locomo_dev(locomo_path):
-    proc = cli("inspect", str(locomo_path), "--json")
+    proc = subprocess.run([sys.executable, "-m", "nemori_ui", "inspect", str(locomo_path),
+                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)            # exactly one JSON document, nothing else
     assert out["format"] == "locomo"
@@ -111,3 +113,16 @@ def test_inspect_format_errors(capsys, fmt, message):
 def test_inspect_explicit_format(capsys):
     assert main(["inspect", str(FIXTURES / "dialogue.txt"), "--format", "text", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["format"] == "text"
+
+
+def test_help_lists_every_command_without_importing_one():
+    """`python -m nemori_ui --help` is read before any command runs: it must be quick."""
+    code = ("import sys\nfrom nemori_ui.cli import main\ntry:\n    main(['--help'])\n"
+            "except SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('nemori_ui.cli.') and "
+            "m != 'nemori_ui.cli.commands' or m.split('.')[0] in {'numpy', 'pydantic'}))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert all(f"    {name} " in proc.stdout for name in ("inspect", "run", "eval", "sweep"))
+    assert proc.stdout.strip().splitlines()[-1] == "[]"

@@ -1,20 +1,19 @@
-"""The run, runs, ask and export commands as a user calls them: real subprocesses, real files."""
+"""The run, runs, ask and export commands as a user calls them, with real files (in this
+process: tests/cli_runner.py; the kill of a run is tests/test_kill_resume.py's subprocess)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import ROOT, SAMPLE
+from tests.cli_runner import copy_home, run_cli
+from tests.conftest import SAMPLE
 
 
 def cli(*args, home):
-    return subprocess.run([sys.executable, "-m", "nemori_ui", *args, "--home", str(home)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return run_cli(*args, "--home", str(home))
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +86,8 @@ def test_unknown_run_and_bad_export_name_exit_2(finished, tmp_path):
 
 
 def test_rerun_of_a_finished_run_starts_a_new_one_and_resume_continues(finished, tmp_path):
-    home = tmp_path / "h"
-    first = json.loads(cli("run", str(SAMPLE), "--json", home=home).stdout)
+    home, first = finished
+    home = copy_home(home, tmp_path / "h")
     second = json.loads(cli("run", str(SAMPLE), "--json", home=home).stdout)
     assert first["run_id"] != second["run_id"]
     assert {k: v for k, v in first.items() if k not in ("run_id", "seconds")} == \

@@ -4,8 +4,6 @@ the memory build), the baselines, memory reuse, every ablation, bad data and the
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,12 +12,13 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import qa, results
 from nemori_ui.core.eval.ablations import VARIANTS
 from nemori_ui.core.eval.baselines import Rag, chunk_vectors, line, make_chunks
-from nemori_ui.core.eval.harness import (OFFLINE_JUDGE_NOTE, EvalOptions,
-                                         construction_fingerprint, evaluate)
+from nemori_ui.core.eval.conversation import construction_fingerprint
+from nemori_ui.core.eval.harness import OFFLINE_JUDGE_NOTE, EvalOptions, evaluate
 from nemori_ui.core.models import Message
 from nemori_ui.core.retrieval import count_tokens
 from nemori_ui.core.store import open_store, runs
 from nemori_ui.core.transcripts import load_transcript
+from tests.cli_runner import run_cli
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
 
@@ -171,9 +170,7 @@ def test_the_command_prints_json_and_a_table(tmp_path):
     home = tmp_path / "home"
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "nemori_ui", "eval", "locomo", path,
-                               *args, "--home", str(home)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=300)
+        return run_cli("eval", "locomo", path, *args, "--home", str(home))
 
     out = cli("--json", "--variant", "nemori,full-context", "--csv", str(tmp_path / "q.csv"))
     assert out.returncode == 0, out.stderr

@@ -20,7 +20,7 @@ from nemori_ui.cli import main
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
-from nemori_ui.core.scale import plan
+from nemori_ui.core.scale import executor_for, ray_executor
 from nemori_ui.core.scale.fanout import fan_out
 from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
@@ -77,8 +77,8 @@ class Ref:
 @pytest.fixture
 def reversed_ray(monkeypatch):
     executor = Reversed()
-    monkeypatch.setattr(plan, "connect", lambda *a, **k: executor)
-    monkeypatch.setattr(plan, "start_home_vectors", lambda *a, **k: None)
+    monkeypatch.setattr(ray_executor, "connect", lambda *a, **k: executor)
+    monkeypatch.setattr(ray_executor, "start_home_vectors", lambda *a, **k: None)
     monkeypatch.setattr("nemori_ui.cli.eval.check_workers", lambda args: None)   # no Ray needed
     return executor
 
@@ -135,7 +135,8 @@ def test_a_fanned_sweep_returns_its_points_in_grid_order(reversed_ray, tmp_path)
     store = open_store(tmp_path / "home")
     heard = []
     points = sweep(store, conv, PipelineConfig(), grid, lambda c: build_clients(c, store),
-                   source="sample head", fmt="text", workers=4, on_point=heard.append)
+                   source="sample head", fmt="text", executor=executor_for(4),
+                   on_point=heard.append)
     wanted = [(0.5, 10), (0.5, 20), (0.6, 10), (0.6, 20)]
     at = lambda p: (p["params"]["tau"], p["params"]["window"])   # noqa: E731
     assert [at(p) for p in heard] == wanted[::-1]      # heard as they finished

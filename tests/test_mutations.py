@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import qa
 from nemori_ui.core.eval.ablations import Found
-from nemori_ui.core.eval.harness import _answer_one
+from nemori_ui.core.eval.conversation import _answer_one
 from nemori_ui.core.llm import LLMGateway, MemoryResponseCache, ScriptedBackend
 from nemori_ui.core.llm.openai_backend import OpenAIChatBackend
 from nemori_ui.core.models import Episode, Message, SemanticMemory

@@ -200,7 +200,16 @@ def test_todays_runs_store_payloads_of_the_shape_the_old_release_stored(tmp_path
     new = stored_shapes(new_home / "nemori.db", run_id)
     assert set(new) == set(old)
     for stage, shapes in new.items():
-        assert shapes <= old[stage], (stage, [sorted(s) for s in shapes - old[stage]])
+        # the texts of stored memories and episodes are no longer copied into events
+        shapes, before = ({s - NOT_COPIED for s in x} for x in (shapes, old[stage]))
+        assert shapes <= before, (stage, [sorted(s) for s in shapes - before])
+
+
+# keys of the old release's events that held copies of stored texts (tests/test_run_size.py)
+NOT_COPIED = frozenset({"evoked.[].text", "candidates.[].text", "candidates.[].cue",
+                        "result_text", "before", "before.cue", "before.narrative", "incoming",
+                        "incoming.cue", "incoming.narrative", "after", "after.cue",
+                        "after.narrative"})
 
 
 def test_an_unknown_stored_key_is_kept_and_a_missing_one_is_named(tmp_path):

@@ -51,7 +51,8 @@ def test_sample_shows_integration_merge_and_conflict(sample_run):
     integrations = [e for e in records.load_events(store, run_id, "integrate") if e.payload.choice != -1]
     assert integrations, "no episode was integrated"
     merged = integrations[0].payload
-    assert merged.target and merged.after.narrative
+    episodes = {e.id: e for e in records.load_episodes(store, run_id, with_vectors=False)}
+    assert merged.target and episodes[merged.result_id].narrative
     actions = Counter(e.payload.action for e in records.load_events(store, run_id, "consolidate"))
     assert actions["merge"] >= 1 and actions["conflict"] >= 1 and actions["new"] >= 1
     conflict = next(e for e in records.load_events(store, run_id, "consolidate")

@@ -5,8 +5,6 @@ shows them."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import datetime, timedelta
 
 import pytest
@@ -19,6 +17,7 @@ from nemori_ui.core.offline import OfflineDecider
 from nemori_ui.core.prompts import PRESETS, PROMPTS, distill, narrate, partition, prompt_texts
 from nemori_ui.core.prompts.decider import LLMDecider
 from nemori_ui.core.store import open_store, runs
+from tests.cli_runner import run_cli
 from tests.conftest import ROOT, SAMPLE
 from tests.fakes import HashEmbedder
 from tests.llm_responder import respond
@@ -88,8 +87,7 @@ def test_a_run_stored_before_presets_reads_as_strict(sample_run, tmp_path):
 
 
 def cli(*args, home):
-    return subprocess.run([sys.executable, "-m", "nemori_ui", *args, "--home", str(home)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return run_cli(*args, "--home", str(home))
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,9 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
 from nemori_ui.core.models import Conversation
-from nemori_ui.core.scale.fanout import TasksFailed
-from nemori_ui.core.scale.tasks import FAULTS_ENV
+from nemori_ui.core.executors import TasksFailed
+from nemori_ui.core.scale import executor_for
+from nemori_ui.core.scale.worker import FAULTS_ENV
 from nemori_ui.core.store import open_store, records, runs
 from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.tuning.sweep import parse_grid, sweep
@@ -133,7 +134,8 @@ def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path,
     conv = short_conversation(locomo_path)
     seq_store, seq = run_sweep(tmp_path / "seq", conv)
     seen = []
-    ray_store, fanned = run_sweep(tmp_path / "ray", conv, workers=2, progress=seen.append)
+    ray_store, fanned = run_sweep(tmp_path / "ray", conv, executor=executor_for(2),
+                                  progress=seen.append)
     assert [untimed(p) for p in seq] == [untimed(p) for p in fanned]
     assert [p["params"]["tau"] for p in fanned] == [0.5, 0.5, 0.6, 0.6]
     assert fanned[0]["qa"] is not None            # evidence recall, from the stored questions
@@ -145,7 +147,8 @@ def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path,
 
     # a re-run sends nothing: every point is finished in the store
     again_seen = []
-    _, again = run_sweep(tmp_path / "ray", conv, workers=2, progress=again_seen.append)
+    _, again = run_sweep(tmp_path / "ray", conv, executor=executor_for(2),
+                         progress=again_seen.append)
     assert again_seen == [] and all(p.get("reused") for p in again)
     assert [untimed(p) for p in again] == [{**untimed(p), "reused": True} for p in fanned]
     assert len(runs.list_runs(ray_store)) == 4
@@ -154,7 +157,8 @@ def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path,
 def test_a_task_that_fails_once_is_retried_and_the_result_is_complete(local_ray, locomo_path,
                                                                       tmp_path):
     inject(local_ray, **{"tau=0.5__window=20": 1})
-    store, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30), workers=2)
+    store, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30),
+                              executor=executor_for(2))
     assert len(points) == 4 and len(runs.list_runs(store)) == 4
     attempts = local_ray.parent / (local_ray.name + ".tau_0.5_window_20.attempts")
     assert attempts.read_text() == "2"            # failed once, then succeeded
@@ -165,8 +169,8 @@ def test_a_task_that_always_fails_is_named_and_the_others_land(local_ray, locomo
     inject(local_ray, **{"tau=0.6__window=10": -1})
     seen = []
     with pytest.raises(TasksFailed) as failed:
-        run_sweep(tmp_path / "home", short_conversation(locomo_path, 30), workers=2,
-                  progress=seen.append)
+        run_sweep(tmp_path / "home", short_conversation(locomo_path, 30),
+                  executor=executor_for(2), progress=seen.append)
     assert list(failed.value.failures) == ["tau=0.6 window=10"]
     assert "InjectedFault" in failed.value.failures["tau=0.6 window=10"]
     assert "tau=0.6 window=10" in str(failed.value)
@@ -179,8 +183,8 @@ def test_a_task_that_always_fails_is_named_and_the_others_land(local_ray, locomo
     # the same sweep again, the fault gone: only the failed point is sent
     inject(local_ray)
     again = []
-    _, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30), workers=2,
-                          progress=again.append)
+    _, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30),
+                          executor=executor_for(2), progress=again.append)
     assert [p.name for p in again if p.state == "started"] == ["tau=0.6 window=10"]
     assert len(points) == 4 and len(runs.list_runs(store)) == 4
 
@@ -202,7 +206,7 @@ def test_a_fanned_sweep_with_a_model_starts_from_the_homes_cached_replies(local_
     sweep(store, CONV, base, parse_grid({"tau": "0.5"}), clients, source="fixture", fmt="chat")
     sent = len(openai_server.chat_requests)
     fanned = sweep(store, CONV, base, parse_grid({"tau": "0.5,0.9"}), clients,
-                   source="fixture", fmt="chat", workers=2)
+                   source="fixture", fmt="chat", executor=executor_for(2))
     assert fanned[0]["reused"]                    # finished in the home: not sent again
     new = fanned[1]["llm"]
     assert new["calls_reused"] > 0 and new["calls_made"] > 0   # partition, narration cached
@@ -225,7 +229,7 @@ def test_an_eval_task_that_always_fails_is_named_and_the_other_lands(local_ray, 
     store = open_store(tmp_path / "home")
     with pytest.raises(TasksFailed, match="conv-twin") as failed:
         evaluate(store, load_transcript(path), PipelineConfig(), EvalOptions(),
-                 source=str(path), workers=2)
+                 source=str(path), executor=executor_for(2))
     [run] = results.list_evals(store)
     assert failed.value.landed == run.id
     assert set(run.memory_runs) == {"conv-mini"}
@@ -245,9 +249,11 @@ def test_a_repeated_fanned_eval_reuses_the_memories_and_sends_no_call(local_ray,
     config = PipelineConfig(backend="openai", model="answer-model", window=10,
                             base_url=openai_server.url)
     options = EvalOptions(judge_model="judge-model")
-    first = evaluate(store, load_transcript(path), config, options, source=str(path), workers=2)
+    first = evaluate(store, load_transcript(path), config, options, source=str(path),
+                     executor=executor_for(2))
     sent = len(openai_server.chat_requests)
-    again = evaluate(store, load_transcript(path), config, options, source=str(path), workers=2)
+    again = evaluate(store, load_transcript(path), config, options, source=str(path),
+                     executor=executor_for(2))
     assert sent > 0 and len(openai_server.chat_requests) == sent   # every reply was cached
     assert again.memory_runs == first.memory_runs and len(runs.list_runs(store)) == 2
     assert again.summary["calls"]["eval"]["cached"] == again.summary["questions"]
@@ -258,24 +264,25 @@ def test_a_repeated_fanned_eval_reuses_the_memories_and_sends_no_call(local_ray,
 def test_a_task_reads_the_homes_embeddings_instead_of_embedding_them_again(local_ray, tmp_path):
     from nemori_ui.core.eval.ablations import build_config, variant
     from nemori_ui.core.scale.lookup import start_home_vectors
-    from nemori_ui.core.scale.tasks import EvalTask, run_eval_task
+    from nemori_ui.core.eval.tasks import ConversationTask, answer_conversation
+    from nemori_ui.core.scale.worker import run_task
     path = two_conversations(tmp_path)
     store = open_store(tmp_path / "home")
     options = EvalOptions(variant="rag-4096")
     evaluate(store, load_transcript(path), PipelineConfig(), options, source=str(path))
     conv = load_transcript(path).conversations[0]
-    task = EvalTask(name=conv.id, eval_id="eval-x", conversation=conv,
-                    config=build_config(PipelineConfig(), variant("rag-4096")),
-                    options=options.model_dump(), source=str(path), fmt="locomo")
-    alone = run_eval_task(task)
+    task = ConversationTask(name=conv.id, eval_id="eval-x", conversation=conv,
+                            config=build_config(PipelineConfig(), variant("rag-4096")),
+                            options=options, source=str(path), fmt="locomo")
+    alone = run_task(task, answer_conversation)
     assert alone.rows.vector_cache.rows            # embedded itself, and returns them
     home = start_home_vectors(ray, str(store.path))
     try:
-        helped = run_eval_task(task, home)
+        helped = run_task(task, answer_conversation, home)
     finally:
         ray.kill(home)
     assert helped.rows.vector_cache.rows == []     # every vector came from the home
-    assert untimed(helped.result) == untimed(alone.result)
+    assert untimed(helped.result.model_dump()) == untimed(alone.result.model_dump())
 
 
 
@@ -293,7 +300,8 @@ def test_a_fanned_eval_continues_an_interrupted_memory_instead_of_starting_over(
     run_windows(store, run_id, clients, stop_after=1)
     runs.set_status(store, run_id, "interrupted")
     first_window = memory_of(store, run_id)["episodes"]
-    run = evaluate(store, transcript, config, EvalOptions(), source=str(path), workers=2)
+    run = evaluate(store, transcript, config, EvalOptions(), source=str(path),
+                   executor=executor_for(2))
     assert run.memory_runs[conv.id] == run_id        # the same run, continued
     info = runs.get_run(store, run_id)
     assert info.status == "done" and info.windows_done == info.windows_total > 1
@@ -336,7 +344,8 @@ def test_the_key_reaches_workers_through_their_environment_only(local_ray, tmp_p
     import pickle
     from pathlib import Path
 
-    from nemori_ui.core.scale.tasks import EvalTask, run_eval_task
+    from nemori_ui.core.eval.tasks import ConversationTask, answer_conversation
+    from nemori_ui.core.scale.worker import run_task
     from tests.test_eval_llm import reply
     openai_server.responder = reply
     openai_server.api_key = SECRET                # any other key is refused with a 401
@@ -346,7 +355,7 @@ def test_the_key_reaches_workers_through_their_environment_only(local_ray, tmp_p
     config = PipelineConfig(backend="openai", model="answer-model", window=10,
                             base_url=openai_server.url)
     run = evaluate(store, load_transcript(path), config, EvalOptions(judge_model="judge-model"),
-                   source=str(path), api_key=SECRET, workers=2)
+                   source=str(path), api_key=SECRET, executor=executor_for(2))
     store.close()
     chats = openai_server.chat_requests
     assert chats and all(r.headers.get("authorization") == f"Bearer {SECRET}" for r in chats)
@@ -365,12 +374,12 @@ def test_the_key_reaches_workers_through_their_environment_only(local_ray, tmp_p
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     conv = load_transcript(path).conversations[0]
     from nemori_ui.core.eval.ablations import build_config, variant
-    task = EvalTask(name=conv.id, eval_id="eval-x", conversation=conv,
-                    config=build_config(config, variant("nemori")),
-                    options=EvalOptions(judge_model="judge-model").model_dump(),
-                    source=str(path), fmt="locomo")
-    out = run_eval_task(task)
-    assert out.result["rows"] and out.rows.call_log.rows
+    task = ConversationTask(name=conv.id, eval_id="eval-x", conversation=conv,
+                            config=build_config(config, variant("nemori")),
+                            options=EvalOptions(judge_model="judge-model"),
+                            source=str(path), fmt="locomo")
+    out = run_task(task, answer_conversation)
+    assert out.result.rows and out.rows.call_log.rows
     assert secret not in pickle.dumps(task) and secret not in pickle.dumps(out)
 
 

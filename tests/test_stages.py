@@ -121,7 +121,8 @@ def test_integrate_match_supersedes_both_and_concatenates_messages():
     assert [e.id for e in state.active_episodes()] == [merged.id]
     assert len(state.episode_index) == 1
     payload = log.events[-1].payload
-    assert payload.target == first.id and payload.after.narrative == merged.narrative
+    assert payload.target == first.id and payload.result_id == merged.id
+    assert payload.after is None    # the stored episodes hold the texts, looked up by id
 
 
 def test_integrate_out_of_range_choice_is_repaired_to_new():

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
-from nemori_ui.core.job_tasks import eval_work, fan_out, sweep_work
+from nemori_ui.core.job_tasks import eval_work, sweep_work
 from nemori_ui.core.jobs import JobRegistry
 from nemori_ui.core.store import open_store
 from nemori_ui.core.store.runs import list_runs
@@ -56,14 +56,13 @@ def test_a_cancelled_sweep_stops_before_its_next_point(isolated_home):
     assert [r.config.tau for r in list_runs(store)] == [0.6], "no point after the cancel"
 
 
-def test_workers_reach_only_a_function_that_takes_them():
-    def fanned(store, *, workers: int = 1):
-        return workers
-
-    def plain(store):
-        return None
-
-    assert fan_out(fanned, 3) == {"workers": 3} and fan_out(plain, 3) == {}
+def test_workers_choose_where_the_tasks_run():
+    from nemori_ui.core.executors import IN_PROCESS
+    from nemori_ui.core.scale import executor_for
+    assert executor_for(1) is IN_PROCESS and not IN_PROCESS.remote
+    fanned = executor_for(3)
+    assert fanned.remote and fanned.workers == 3 and fanned.address is None
+    assert executor_for(1, "10.0.0.1:6379").address == "10.0.0.1:6379"
 
 
 def test_an_eval_job_stores_one_evaluation_per_variant(isolated_home):

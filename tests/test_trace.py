@@ -9,7 +9,7 @@ from nemori_ui.core.llm import LLMGateway, OpenAIChatBackend
 from nemori_ui.core.offline import OFFLINE_LABEL
 from nemori_ui.core.replay import decision_changes, replay_call, replays_of
 from nemori_ui.core.store import call_log, open_store, records
-from nemori_ui.core.store.call_log import StoreCallSink
+from nemori_ui.core.llm.store_sink import StoreCallSink
 from nemori_ui.core.views.trace import STAGE_ORDER, stage_totals, window_trace
 from tests.llm_responder import prompt_of, respond
 from tests.test_pipeline_openai import CONFIG, run

@@ -139,14 +139,11 @@ def test_prediction_demo_shows_what_prediction_saved(sample_sweep):
 
 def test_sweep_and_compare_commands(tmp_path):
     import json
-    import subprocess
-    import sys
 
-    from tests.conftest import ROOT
+    from tests.cli_runner import run_cli
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "nemori_ui", *args, "--home", str(tmp_path)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        return run_cli(*args, "--home", str(tmp_path))
 
     out = cli("sweep", str(SAMPLE), "--tau", "0.6,0.8", "--window", "10,20", "--json")
     assert out.returncode == 0, out.stderr

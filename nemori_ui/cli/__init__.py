@@ -2,9 +2,10 @@
 
 Each command is a module ``nemori_ui.cli.<name>`` listed in COMMANDS, with
 ``add_parser(subparsers)`` (registering a sub-command called <name>) and ``run(args) -> int``.
-Only the module of the command being run is imported (all of them for ``--help`` or a bad
-command), so a command that needs numpy or an LLM client does not slow down `inspect`, and a
-command whose optional dependency is missing does not break the others.
+Only the module of the command being run is imported (none for ``--help`` or a bad command,
+which list the commands from commands.py), so a command that needs numpy or an LLM client does
+not slow down `inspect` or `--help`, and a command whose optional dependency is missing does
+not break the others.
 """
 
 from __future__ import annotations
@@ -18,18 +19,20 @@ import sys
 from collections.abc import Iterator
 
 from ..core.errors import InputError, LLMFailure, StoreError
-
-COMMANDS = ["inspect", "run", "append", "resume", "runs", "ask", "export", "sweep", "compare",
-            "eval"]
-
+from .commands import COMMANDS
 
 def build_parser(names: list[str] | None = None) -> tuple[argparse.ArgumentParser, dict]:
+    """The parser with the full options of the commands in `names` (every command when None);
+    the others are listed by name and help only."""
     parser = argparse.ArgumentParser(
         prog="python -m nemori_ui",
         description="Nemori Inspector: run the Nemori memory pipeline on a transcript.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     modules = {}
-    for name in names or COMMANDS:
+    for name, text in COMMANDS.items():
+        if names is not None and name not in names:
+            subparsers.add_parser(name, help=text)
+            continue
         module = importlib.import_module(f"{__name__}.{name}")
         module.add_parser(subparsers)
         modules[name] = module
@@ -83,7 +86,7 @@ def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word that is not an option names the command (no global options exist).
     wanted = next((a for a in argv if not a.startswith("-")), None)
-    parser, modules = build_parser([wanted] if wanted in COMMANDS else None)
+    parser, modules = build_parser([wanted] if wanted in COMMANDS else [])
     args = parser.parse_args(argv)
     try:
         return int(modules[args.command].run(args) or 0)

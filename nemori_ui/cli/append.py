@@ -15,11 +15,12 @@ from ..core.pipeline.append import append_transcript
 from ..core.store import runs
 from ..core.summary import run_summary
 from ..core.transcripts import load_transcript
+from .commands import COMMANDS
 from .common import TerminalProgress, add_home, notice, print_json, store_from
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("append", help="continue a stored run with the messages of a transcript")
+    p = sub.add_parser("append", help=COMMANDS["append"])
     p.add_argument("run_id")
     p.add_argument("file")
     p.add_argument("--format", help="transcript format (default: detected)")

@@ -7,11 +7,12 @@ import sys
 from ..core.clients import build_clients
 from ..core.retrieval import answer_question, load_memory
 from ..core.store import runs
+from .commands import COMMANDS
 from .common import add_home, print_json, store_from
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("ask", help="ask a question of a run's memory")
+    p = sub.add_parser("ask", help=COMMANDS["ask"])
     p.add_argument("run_id")
     p.add_argument("question")
     p.add_argument("--json", action="store_true")

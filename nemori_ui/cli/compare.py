@@ -5,11 +5,12 @@ from __future__ import annotations
 from ..core.summary import run_summary
 from ..core.tuning.compare import compare_runs
 from ..core.views.run_data import load_run_data
+from .commands import COMMANDS
 from .common import add_home, print_json, store_from
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("compare", help="compare two runs")
+    p = sub.add_parser("compare", help=COMMANDS["compare"])
     p.add_argument("run_a")
     p.add_argument("run_b")
     p.add_argument("--json", action="store_true")

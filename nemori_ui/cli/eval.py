@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from ..core.transcripts import load_transcript
+from .commands import COMMANDS
 from .common import (add_semantic_options, add_episode_match, add_home, add_llm_options,
                      semantic_settings, llm_settings, make_config, notice, print_json,
                      store_from)
@@ -20,7 +21,7 @@ LOCOMO_CATEGORIES = "1,2,3,4"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("eval", help="evaluate on LoCoMo or LongMemEval and store the results")
+    p = sub.add_parser("eval", help=COMMANDS["eval"])
     modes = p.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
     lo = modes.add_parser("locomo", help="LoCoMo: F1, BLEU-1, LLM judge, evidence recall")
     lo.add_argument("--conversations", help="sample ids, comma-separated (default: all)")
@@ -90,6 +91,7 @@ def run(args) -> int:
     from ..core.eval import results
     from ..core.eval.ablations import VARIANTS
     from ..core.eval.harness import evaluate
+    from ..core.scale import executor_for
     variants = _list(args.variant) or ["nemori"]
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
@@ -108,7 +110,7 @@ def run(args) -> int:
     for options in planned:
         run_ = evaluate(store, transcript, config, options, source=str(args.file),
                         progress=_progress(), base_url=args.base_url, notice=notice,
-                        workers=args.workers, ray_address=args.ray_address)
+                        executor=executor_for(args.workers, args.ray_address))
         done.append(run_)
         if args.json:
             print_json(results.summary_json(run_))

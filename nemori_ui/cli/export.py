@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ..core.export import run_document, safe_output_path, write_export
+from .commands import COMMANDS
 from .common import add_home, store_from
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("export", help="export a run (.json, .jsonl or .parquet)")
+    p = sub.add_parser("export", help=COMMANDS["export"])
     p.add_argument("run_id")
     p.add_argument("--out", required=True)
     add_home(p)

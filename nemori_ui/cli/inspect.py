@@ -8,11 +8,12 @@ from datetime import datetime
 
 from ..core.errors import InputError
 from ..core.transcripts import FORMATS, load_transcript, summarize
+from .commands import COMMANDS
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "inspect", help="show what a transcript file contains (format, conversations, sessions)",
+        "inspect", help=COMMANDS["inspect"],
         description="Read a transcript, detect its format and list its conversations.")
     p.add_argument("file", metavar="FILE", help="transcript file")
     p.add_argument("--format", metavar="F",

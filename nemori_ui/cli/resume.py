@@ -13,11 +13,12 @@ from ..core.live import keeps_buffer
 from ..core.pipeline.runner import run_windows
 from ..core.store import runs
 from ..core.summary import run_summary
+from .commands import COMMANDS
 from .common import TerminalProgress, add_home, print_json, store_from
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("resume", help="continue an interrupted or failed run")
+    p = sub.add_parser("resume", help=COMMANDS["resume"])
     p.add_argument("run_id")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_home(p)

@@ -10,13 +10,14 @@ from ..core.config import PipelineConfig
 from ..core.pipeline.runner import run_windows, start_run
 from ..core.summary import run_summary
 from ..core.transcripts import load_transcript
+from .commands import COMMANDS
 from .common import (TerminalProgress, add_semantic_options, add_episode_match, add_home,
                      add_llm_options, semantic_settings, llm_settings, make_config, notice,
                      print_json, store_from)
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("run", help="run the Nemori pipeline on a transcript")
+    p = sub.add_parser("run", help=COMMANDS["run"])
     p.add_argument("file")
     p.add_argument("--format", help="transcript format (default: detected)")
     p.add_argument("--conversation", help="conversation id (default: the first)")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from ..core.store import runs as run_rows
 from ..core.store.health import run_health
+from .commands import COMMANDS
 from .common import add_home, print_json, store_from
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("runs", help="list stored runs")
+    p = sub.add_parser("runs", help=COMMANDS["runs"])
     p.add_argument("--json", action="store_true")
     add_home(p)
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import sys
 
 from ..core.clients import build_clients
+from ..core.scale import executor_for
 from ..core.transcripts import load_transcript
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
+from .commands import COMMANDS
 from .common import add_home, make_config, print_json, store_from
 from .workers import add_worker_options, check_workers, show_tasks
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("sweep", help="run a grid of settings on one conversation")
+    p = sub.add_parser("sweep", help=COMMANDS["sweep"])
     p.add_argument("file")
     p.add_argument("--format")
     p.add_argument("--conversation")
@@ -59,6 +61,6 @@ def run(args) -> int:
               flush=True)
 
     sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
-          fmt=transcript.format, on_point=show, workers=args.workers,
-          ray_address=args.ray_address, progress=show_tasks)
+          fmt=transcript.format, on_point=show,
+          executor=executor_for(args.workers, args.ray_address), progress=show_tasks)
     return 0

@@ -33,7 +33,7 @@ def build_gateway(config: PipelineConfig, store: Store | None, backend, *,
                   temperature: float | None = None, notice: Callable[[str], None] | None = None):
     """The gateway of a backend with the run's call settings, writing its calls to the store."""
     from .llm import BufferSink, LLMGateway
-    from .store.call_log import StoreCallSink
+    from .llm.store_sink import StoreCallSink
     return LLMGateway(backend, SqliteResponseCache(store) if store else None,
                       max_concurrency=config.concurrency, retries=config.attempts - 1,
                       timeout_s=config.timeout_s, retry_budget_s=config.retry_budget_s,

@@ -2,32 +2,21 @@
 
 Each returns `work(job)` for `JobRegistry.submit`: it reports its progress on the job (where a
 cancel takes effect, between points or between questions) and returns what the page shows when
-it ends. `workers` is handed to the core function when that function takes it (points or
-questions fanned out over workers); otherwise everything runs in this process.
+it ends. With `workers` above 1 the points or conversations are fanned out on Ray; otherwise
+everything runs in this process.
 """
 
 from __future__ import annotations
 
-import inspect
 from typing import Callable
 
 from .config import PipelineConfig
 from .eval.harness import EvalOptions, EvalProgress, evaluate
 from .jobs import Job
 from .models import Conversation, Transcript
+from .scale import executor_for
 from .store import Store
 from .tuning.sweep import points, sweep
-
-
-def takes(fn: Callable, name: str) -> bool:
-    """Whether `fn` has a parameter called `name` (or takes any keyword)."""
-    params = inspect.signature(fn).parameters.values()
-    return any(p.name == name or p.kind is p.VAR_KEYWORD for p in params)
-
-
-def fan_out(fn: Callable, workers: int) -> dict:
-    """The `workers` keyword for `fn`, when it accepts one."""
-    return {"workers": int(workers)} if takes(fn, "workers") else {}
 
 
 def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
@@ -51,7 +40,7 @@ def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dic
             return make_clients(config)
 
         return sweep(store, conv, base, grid, clients_for, source=source, fmt=fmt,
-                     on_point=on_point, **fan_out(sweep, workers))
+                     on_point=on_point, executor=executor_for(workers))
     return work
 
 
@@ -76,7 +65,7 @@ def eval_work(store: Store, transcript: Transcript, config: PipelineConfig,
             job.step(n / len(options), f"{opts.variant} ({n + 1} of {len(options)}): starting")
             run = evaluate(store, transcript, config, opts, source=source, api_key=api_key,
                            secrets=secrets, base_url=base_url, progress=progress,
-                           **fan_out(evaluate, workers))
+                           executor=executor_for(workers))
             ids.append(run.id)
         job.step(1.0, f"{len(ids)} evaluation(s) stored")
         return ids

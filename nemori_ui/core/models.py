@@ -95,6 +95,11 @@ class SemanticMemory(BaseModel):
     embedding: list[float] | None = None
 
 
+RUN_KIND = "run"                  # an LLM call made for a window of a run
+# calls made for anything else, kept in the call log (replay: a call sent again, edited)
+OUTSIDE_KINDS = ("ask", "eval", "judge", "replay")
+
+
 class LLMCallRecord(BaseModel):
     id: str
     prompt_name: str
@@ -124,3 +129,7 @@ class LLMCallRecord(BaseModel):
     # what the call served: {"kind": "run" | "ask" | "eval" | "judge", "run_id", "window",
     # "eval_id", "item_id"}
     context: dict[str, Any] | None = None
+
+    @property
+    def kind(self) -> str:
+        return (self.context or {}).get("kind") or RUN_KIND

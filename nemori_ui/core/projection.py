@@ -16,7 +16,7 @@ import pandas as pd
 
 from .pipeline.state import MemoryState
 from .store import default_home
-from .views.run_data import RunData
+from .store.run_data import RunData
 
 Method = Literal["umap", "pca"]
 METRICS = ("cosine", "euclidean", "correlation")

@@ -18,9 +18,6 @@ from typing import Iterator, Protocol
 
 from ..models import LLMCallRecord
 
-RUN = "run"
-OUTSIDE_KINDS = ("ask", "eval", "judge", "replay")   # replay: a call sent again, edited
-
 _CONTEXT: ContextVar[dict | None] = ContextVar("llm_call_context", default=None)
 
 
@@ -39,10 +36,6 @@ def call_context(kind: str, **fields) -> Iterator[dict]:
 def current_context() -> dict | None:
     ctx = _CONTEXT.get()
     return dict(ctx) if ctx else None
-
-
-def kind_of(record: LLMCallRecord) -> str:
-    return (record.context or {}).get("kind") or RUN
 
 
 class CallSink(Protocol):

@@ -10,7 +10,7 @@ import numpy as np
 from ..embed import Embedder
 from ..episode_lines import line_text
 from ..models import Episode, Message, RawEpisode
-from ..stage_events import EpisodeCandidate, EpisodeText, IntegratePayload, PartitionPayload
+from ..stage_events import EpisodeCandidate, IntegratePayload, PartitionPayload
 from .bundle import StageClients
 from .decisions import NarrationDecision
 
@@ -124,7 +124,7 @@ def integrate_episode(c: StageClients, new: Episode) -> Episode:
         query, config.k_e if within else config.k_e + config.window)
     if not within:
         candidates = [(e, s) for e, s in candidates if e.window != new.window][:config.k_e]
-    listed = [EpisodeCandidate(id=e.id, score=round(s, 4), cue=e.cue) for e, s in candidates]
+    listed = [EpisodeCandidate(id=e.id, score=round(s, 4)) for e, s in candidates]
     if not candidates:
         state.add_episode(new)
         skipped = "no earlier episode to continue" if within else \
@@ -161,10 +161,8 @@ def integrate_episode(c: StageClients, new: Episode) -> Episode:
     state.add_episode(merged)
     state.supersede_episode(old.id, merged.id)
     state.supersede_episode(new.id, merged.id)
+    # the three texts are the stored episodes' (target, episode_id, result_id): not copied here
     payload.target, payload.result_id = old.id, merged.id
-    payload.before = EpisodeText(cue=old.cue, narrative=old.narrative)
-    payload.incoming = EpisodeText(cue=new.cue, narrative=new.narrative)
-    payload.after = EpisodeText(cue=merged.cue, narrative=merged.narrative)
     payload.merge_fallback = merged_text.fallback
     c.log.emit(payload, episode_ids=[new.id, old.id, merged.id],
                message_ids=message_ids, call_ids=choice.call_ids + merged_text.call_ids)

@@ -14,8 +14,9 @@ from typing import Callable
 from ..config import PipelineConfig
 from ..embed import Embedder
 from ..errors import RunTaken
-from ..llm.sink import RUN, call_context
-from ..models import Conversation, LLMCallRecord
+from ..llm.sink import call_context
+from ..models import RUN_KIND, Conversation, LLMCallRecord
+from ..progress import Progress
 from ..stage_events import NarratePayload
 from ..store import Store
 from ..store import records, runs
@@ -29,17 +30,6 @@ from .state import MemoryState
 from .windows import stored_windows
 
 STAGES = ("partition", "narrate", "integrate", "anticipate", "distill", "consolidate")
-
-
-@dataclass
-class Progress:
-    run_id: str
-    window: int                # windows completed so far
-    windows_total: int
-    stage: str
-    episode: int = 0           # episodes of the current window done / total
-    episodes_in_window: int = 0
-    llm: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -94,7 +84,7 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
                 break
             # a call of the window is saved as it completes (the store's sink reads the
             # context), so a process stopped mid-window keeps every call it made
-            with call_context(RUN, run_id=run_id, window=w):
+            with call_context(RUN_KIND, run_id=run_id, window=w):
                 _process_window(store, run_id, w, windows[w], by_id, state, clients, config,
                                 lambda stage, i=0, n=0: report(Progress(
                                     run_id, w, len(windows), stage, i, n, clients.llm_totals())))

@@ -16,6 +16,7 @@ from ..stage_events import (AnticipatePayload, ConsolidatePayload, DistillPayloa
 from .bundle import StageClients
 from .decisions import Insight
 from .state import MemoryState
+from .statement_bound import bounded_statement
 from .tau_rule import passes_tau
 
 
@@ -25,7 +26,7 @@ def evoke(state: MemoryState, episode: Episode,
     if config.management == "summary":
         current = state.active_memories()
         return [(m, 1.0) for m in current], [
-            EvokedMemory(id=m.id, text=m.text, score=1.0, passed=True) for m in current]
+            EvokedMemory(id=m.id, score=1.0, passed=True) for m in current]
     query = np.asarray(episode.embedding, dtype=np.float32)
     looked = state.search_memories(query, config.k_s)
     threshold = config.tau if config.management == "native" else None
@@ -40,7 +41,7 @@ def evoke(state: MemoryState, episode: Episode,
     for m, s in looked + extra:
         # decided on the score as recorded, so what-if τ on the record gives the same answer
         ok = threshold is None or bool(passes_tau(round(s, 4), m.id in told_ids, threshold))
-        entry = EvokedMemory(id=m.id, text=m.text, score=round(s, 4), passed=ok)
+        entry = EvokedMemory(id=m.id, score=round(s, 4), passed=ok)
         if m.id in told_ids:
             entry.continued = True
         if ok:
@@ -108,13 +109,15 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
                      vector: np.ndarray) -> None:
     decider, state, config, embedder = c.decider, c.state, c.config, c.embedder
     candidates = [] if config.management == "naive" else state.search_memories(vector, config.k_m)
-    listed = [MemoryCandidate(id=m.id, text=m.text, score=round(s, 4)) for m, s in candidates]
+    # ids and scores only: the texts are the stored memories', which the pages look up
+    listed = [MemoryCandidate(id=m.id, score=round(s, 4)) for m, s in candidates]
     # the action is known once decided; "new" until then, set again below either way
     payload = ConsolidatePayload(action="new", episode_id=episode.id, insight=insight.text,
                                  source_message_ids=insight.source_message_ids,
                                  candidates=listed)
     call_ids: list[str] = []
-    action, targets, text = "new", [], insight.text
+    # no memory holds more than one bounded statement, whatever a decider replied
+    action, targets, text = "new", [], bounded_statement(insight.text, insight.text)
     if config.management == "naive":
         payload.skipped = "naive management appends every insight"
     elif config.consolidation == "off":
@@ -147,10 +150,11 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
                 repairs.append("merge without merged text: joined the targets and the insight")
         if repairs:
             payload.repair = "; ".join(repairs)
+        text = bounded_statement(text, insight.text)
         if action == "merge" and len(targets) == 1 and text == targets[0].text:
             # superseding a memory with an identical copy would only add a version
             payload.action, payload.targets, payload.unchanged = "merge", [targets[0].id], True
-            payload.result_id, payload.result_text = targets[0].id, text
+            payload.result_id = targets[0].id
             c.log.emit(payload, episode_ids=[episode.id],
                        message_ids=insight.source_message_ids, memory_ids=[targets[0].id],
                        call_ids=call_ids)
@@ -167,7 +171,7 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
     for target in targets:
         state.supersede_memory(target.id, memory.id)
     payload.action, payload.targets = action, [t.id for t in targets]
-    payload.result_id, payload.result_text = memory.id, memory.text
+    payload.result_id = memory.id
     c.log.emit(payload, episode_ids=[episode.id],
                message_ids=insight.source_message_ids,
                memory_ids=[memory.id] + [t.id for t in targets], call_ids=call_ids)

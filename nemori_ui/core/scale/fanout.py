@@ -17,40 +17,15 @@ import os
 import threading
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..executors import MAX_RETRIES, TaskProgress
 from ..llm.redact import redact_patterns
 
-MAX_RETRIES = 2                          # Ray's own retries of a failed or lost task
 OBJECT_STORE_BYTES = 256 * 1024 * 1024   # a task returns a few MB of rows at most
 REFRESH_S = 1.0
 _ENV_LOCK = threading.Lock()
-
-
-class TasksFailed(RuntimeError):
-    """Some tasks failed after their retries; every other task's results have landed."""
-
-    def __init__(self, failures: dict[str, str], landed: str | None = None,
-                 results: list | None = None):
-        self.failures = failures
-        self.landed = landed          # the evaluation stored with the others' results
-        self.results = results or []  # a sweep's points that landed
-        names = "; ".join(f"{name}: {why}" for name, why in failures.items())
-        where = f" (the others are stored{', as ' + landed if landed else ''})"
-        super().__init__(f"{len(failures)} task(s) failed after {MAX_RETRIES} retries: "
-                         f"{names}{where}; run the same command again to do only what is left")
-
-
-@dataclass
-class TaskProgress:
-    done: int
-    running: int
-    failed: int
-    total: int
-    name: str = ""          # the task whose state just changed
-    state: str = ""         # "started", "done" or "failed"
 
 
 def import_ray():

@@ -1,11 +1,8 @@
-"""LLM calls made outside a run's windows (Ask, evaluation answers, the judge), and the sink
-that stores every call the moment it finishes."""
+"""LLM calls made outside a run's windows (Ask, evaluation answers, the judge)."""
 
 from __future__ import annotations
 
-from ..llm.sink import OUTSIDE_KINDS, BufferSink, kind_of
 from ..models import LLMCallRecord
-from . import records
 from .db import Store, now_iso
 
 
@@ -15,7 +12,7 @@ def save_calls(store: Store, calls: list[LLMCallRecord]) -> None:
     with store.tx() as conn:
         conn.executemany(
             "INSERT OR REPLACE INTO call_log VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(c.id, kind_of(c), (c.context or {}).get("run_id"), (c.context or {}).get("eval_id"),
+            [(c.id, c.kind, (c.context or {}).get("run_id"), (c.context or {}).get("eval_id"),
               (c.context or {}).get("item_id"), c.prompt_name, now_iso(), c.model_dump_json())
              for c in calls])
 
@@ -34,23 +31,3 @@ def calls_of_run(store: Store, run_id: str, kind: str | None = None) -> list[LLM
 
 def calls_of_eval(store: Store, eval_id: str) -> list[LLMCallRecord]:
     return _load(store, "eval_id = ?", (eval_id,))
-
-
-class StoreCallSink(BufferSink):
-    """Every call is written as soon as it is made: a call of a run's window to the run's
-    calls (a process killed mid-window keeps the calls it paid for; a window redone on resume
-    adds its own, mostly from the cache), any other to the call log. A call that names no
-    run stays buffered for whoever drains it."""
-
-    def __init__(self, store: Store):
-        super().__init__()
-        self.store = store
-
-    def write(self, record: LLMCallRecord) -> None:
-        ctx = record.context or {}
-        if kind_of(record) in OUTSIDE_KINDS:
-            save_calls(self.store, [record])
-        elif ctx.get("run_id") and ctx.get("window") is not None:
-            records.save_calls(self.store, ctx["run_id"], int(ctx["window"]), [record])
-        else:
-            super().write(record)

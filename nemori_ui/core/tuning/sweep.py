@@ -8,21 +8,16 @@ reports how many calls it made and how many it reused.
 from __future__ import annotations
 
 import itertools
-import time
 from typing import Callable
 
 from ..config import PipelineConfig
+from ..eval.conversation import find_finished
+from ..executors import IN_PROCESS, Executor, Place, TaskProgress, TasksFailed, worker_key
 from ..models import Conversation
-from ..pipeline.runner import Clients, run_windows, start_run
-from ..retrieval import count_tokens
-from ..store import Store
-from ..store import records, runs
-from ..summary import run_summary
+from ..pipeline.runner import Clients
+from ..store import Store, runs
+from .point import SWEEPABLE, PointTask, conversation_replies, point_figures, run_point_task
 from .qa_recall import evidence_recall
-
-SWEEPABLE = {"tau": float, "window": int, "variant": str, "management": str, "k_e": int,
-             "k_s": int, "k_m": int}
-
 
 def parse_grid(spec: dict[str, str | None]) -> dict[str, list]:
     """{'tau': '0.6,0.7'} → {'tau': [0.6, 0.7]}; unknown names and bad values raise ValueError."""
@@ -44,37 +39,6 @@ def points(base: PipelineConfig, grid: dict[str, list]) -> list[PipelineConfig]:
     names = list(grid)
     return [base.model_copy(update=dict(zip(names, combo)))
             for combo in itertools.product(*(grid[n] for n in names))] or [base]
-
-
-def stored_size(store: Store, run_id: str) -> dict:
-    """What the memory holds once built: active memories and episodes, in characters and tokens."""
-    memories = [m for m in records.load_memories(store, run_id, with_vectors=False)
-                if m.status == "active"]
-    episodes = [e for e in records.load_episodes(store, run_id, with_vectors=False)
-                if e.status == "active"]
-    mem_text = "\n".join(m.text for m in memories)
-    ep_text = "\n".join(f"{e.cue}\n{e.narrative}" for e in episodes)
-    return {"memories": len(memories), "memory_chars": len(mem_text),
-            "memory_tokens": count_tokens(mem_text), "episode_chars": len(ep_text),
-            "episode_tokens": count_tokens(ep_text)}
-
-
-def point_figures(store: Store, run_id: str) -> dict:
-    """The figures a sweep reports for one finished run."""
-    summary = run_summary(store, run_id)
-    config = runs.get_run(store, run_id).config
-    calls = records.load_calls(store, run_id)
-    return {"run_id": run_id,
-            "params": {k: getattr(config, k) for k in SWEEPABLE},
-            "episodes": summary["episodes"], "integrated": summary["integrated"],
-            "insights": summary["insights"], "active_memories": summary["semantic_memories"],
-            "merges": summary["decisions"]["merge"], "conflicts": summary["decisions"]["conflict"],
-            "stored": stored_size(store, run_id),
-            "llm": {"calls_made": sum(not c.cached for c in calls),
-                    "calls_reused": sum(c.cached for c in calls),
-                    "failed": summary["llm"]["failed"],
-                    "input_tokens": summary["llm"]["input_tokens"],
-                    "output_tokens": summary["llm"]["output_tokens"]}}
 
 
 def stored_recall(store: Store, run_id: str, embedder) -> dict | None:
@@ -105,16 +69,6 @@ def best_point(frame, metric: str) -> int | None:
     return int(values[values == best].index[0])
 
 
-def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
-              source: str, fmt: str) -> dict:
-    started = time.perf_counter()
-    run_id = start_run(store, conv, config, clients, source=source, fmt=fmt, resume=False)
-    run_windows(store, run_id, clients)
-    seconds = round(time.perf_counter() - started, 3)
-    return {**point_figures(store, run_id), "seconds": seconds,
-            "qa": evidence_recall(store, run_id, conv, clients.embedder, config.k)}
-
-
 def flat(point: dict) -> dict:
     """One table row per point: parameters and figures side by side."""
     return {**point["params"], "run_id": point["run_id"],
@@ -127,29 +81,46 @@ def flat(point: dict) -> dict:
             "evidence_recall": (point.get("qa") or {}).get("recall_at_k")}
 
 
+def point_name(config: PipelineConfig, grid: dict[str, list]) -> str:
+    return " ".join(f"{k}={getattr(config, k)}" for k in grid) or "defaults"
+
+
 def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
           make_clients: Callable[[PipelineConfig], Clients], *, source: str, fmt: str,
-          on_point: Callable[[dict], None] | None = None, workers: int = 1,
-          ray_address: str | None = None, progress: Callable | None = None,
+          on_point: Callable[[dict], None] | None = None, executor: Executor = IN_PROCESS,
+          progress: Callable[[TaskProgress], None] | None = None,
           api_key: str | None = None) -> list[dict]:
-    """The grid's points in order. With `workers` > 1 or a `ray_address` each point is one
-    Ray task that builds its clients from the point's settings (so `make_clients` serves only
-    the points already finished in the store), and `progress` hears tasks done / running /
-    failed; points that fail after their retries raise TasksFailed once the others landed."""
-    if workers > 1 or ray_address:
-        from ..scale.fanout import TasksFailed
-        from ..scale.plan import sweep_fanned
-        results, failures = sweep_fanned(store, conv, points(base, grid), grid, make_clients,
-                                         source=source, fmt=fmt, workers=workers,
-                                         ray_address=ray_address, on_point=on_point,
-                                         progress=progress, api_key=api_key)
-        if failures:
-            raise TasksFailed(failures, results=results)
-        return results
-    results = []
-    for config in points(base, grid):
-        result = run_point(store, conv, config, make_clients(config), source=source, fmt=fmt)
-        results.append(result)
+    """The grid's points in order, one task of `executor` each. A point run elsewhere builds
+    its clients from the point's settings (so `make_clients` then serves only the points
+    already finished in the store, which are reported from it, not redone), and `progress`
+    hears tasks done / running / failed; points that fail after their retries raise
+    TasksFailed once the others landed."""
+    by_name: dict[str, dict] = {}
+
+    def land(name: str, point: dict) -> None:
+        by_name[name] = point
         if on_point:
-            on_point(result)
+            on_point(point)
+
+    configs = points(base, grid)
+    tasks = []
+    for config in configs:
+        name = point_name(config, grid)
+        found = find_finished(store, conv, config) if executor.remote else None
+        if found:
+            land(name, {**point_figures(store, found), "seconds": 0.0, "reused": True,
+                        "qa": evidence_recall(store, found, conv, make_clients(config).embedder,
+                                              config.k)})
+            continue
+        tasks.append(PointTask(name=name, conversation=conv, config=config, source=source,
+                               fmt=fmt, seed=conversation_replies(store, conv, config)
+                               if executor.remote else None))
+    failures = {}
+    if tasks:
+        place = Place(store=store, clients=make_clients,
+                      key=worker_key(configs[0], api_key, None, None) if executor.remote else None)
+        failures = executor.run(run_point_task, tasks, place, on_done=land, progress=progress)
+    results = [by_name[n] for n in (point_name(c, grid) for c in configs) if n in by_name]
+    if failures:
+        raise TasksFailed(failures, results=results)
     return results

@@ -6,29 +6,22 @@ nothing, whatever tokens its original call used.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
 from ..llm.redact import redact_patterns
-from ..llm.servers import display_model, is_local_server
+# the Calls page reads the price list and the estimate here, beside the calls they cost
+from ..llm.pricing import (_SNAPSHOT, DEFAULT_PRICES, LOCAL, estimate_cost, listed_price,
+                           model_label, price_for)
 from ..llm.usage import count_calls
 from ..models import LLMCallRecord
 from ..prompts import STAGE_OF
 
-# US dollars per million tokens (input, output), from the providers' public price lists as
-# of 2025. These are estimates the user edits on the Calls page; a model missing from the
-# table, or with an empty price, is costed as unknown, never as free.
-DEFAULT_PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "o4-mini": (1.10, 4.40),
-}
+__all__ = ["PRICE_COLUMNS", "CALL_COLUMNS", "TOTAL_COLUMNS", "stage_of", "served_for", "shown",
+           "call_table", "totals", "format_cost", "price_rows", "prices_from_rows", "with_models",
+           "apply_edits", "table3", "table9", "DEFAULT_PRICES", "LOCAL", "estimate_cost",
+           "listed_price", "model_label", "price_for"]
 
 PRICE_COLUMNS = ["model", "input_per_1m", "output_per_1m"]
 CALL_COLUMNS = ["id", "stage", "prompt", "for", "model", "status", "cached", "input_tokens",
@@ -36,8 +29,6 @@ CALL_COLUMNS = ["id", "stage", "prompt", "for", "model", "status", "cached", "in
 # calls: sent to the server; cached: answered from the cache (not among the calls sent)
 TOTAL_COLUMNS = ["calls", "cached", "failed", "requests", "retries", "input_tokens",
                  "output_tokens", "latency_s"]
-LOCAL = "local"
-_SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 
 def stage_of(prompt_name: str) -> str:
@@ -61,11 +52,6 @@ def shown(text: str | None) -> str:
     """Text of a stored record as displayed: anything that looks like a credential masked,
     also in records stored before redaction covered replies."""
     return redact_patterns(text or "")
-
-
-def model_label(c: LLMCallRecord) -> str:
-    name = display_model(c.model)
-    return f"{name} ({LOCAL})" if is_local_server(c.server) else name
 
 
 def call_table(calls: Iterable[LLMCallRecord]) -> pd.DataFrame:
@@ -94,64 +80,6 @@ def totals(calls: Iterable[LLMCallRecord], by: str = "stage") -> pd.DataFrame:
     frame = frame.assign(_all=frame["calls"] + frame["cached"])
     return frame.sort_values("_all", ascending=False, kind="stable").drop(columns="_all") \
         .reset_index(drop=True)
-
-
-def _known(value) -> bool:
-    return value is not None and not (isinstance(value, float) and math.isnan(value))
-
-
-def listed_price(model: str, prices: Mapping[str, tuple]) -> tuple[float | None, float | None]:
-    """The model's (input, output) $/1M as listed, also for a dated snapshot of a listed
-    model; each None where no price is known."""
-    for name in (model, _SNAPSHOT.sub("", model)):
-        pair = prices.get(name)
-        if pair is not None and len(pair) == 2:
-            return tuple(float(p) if _known(p) else None for p in pair)
-    return None, None
-
-
-def price_for(model: str, prices: Mapping[str, tuple]) -> tuple[float, float] | None:
-    """The model's (input, output) $/1M; None unless both are known."""
-    pair = listed_price(model, prices)
-    return pair if None not in pair else None
-
-
-def estimate_cost(calls: Iterable[LLMCallRecord],
-                  prices: Mapping[str, tuple] = DEFAULT_PRICES) -> dict:
-    """Cost per model and in total, in US dollars; None wherever a price is unknown.
-
-    The total is None as soon as one model that spent tokens has no price: a partial sum
-    would read as the whole bill. A model on a local server (localhost, a private address)
-    costs nothing and is labelled local.
-    """
-    per_model: dict[str, dict] = {}
-    for c in calls:
-        local = is_local_server(c.server)
-        label = model_label(c)
-        row = per_model.setdefault(label, {"model": label, "calls": 0, "cached": 0,
-                                           "input_tokens": 0, "output_tokens": 0,
-                                           "local": local, "_id": c.model})
-        if c.cached:
-            row["cached"] += 1
-            continue
-        row["calls"] += 1
-        row["input_tokens"] += c.input_tokens
-        row["output_tokens"] += c.output_tokens
-    total: float | None = 0.0
-    for row in per_model.values():
-        model_id = row.pop("_id")
-        price = (0.0, 0.0) if row["local"] else price_for(model_id, prices)
-        spent = row["input_tokens"] or row["output_tokens"]
-        if price is None:
-            row["cost"] = None if spent else 0.0
-        else:
-            row["cost"] = (row["input_tokens"] * price[0] + row["output_tokens"] * price[1]) / 1e6
-        if row["cost"] is None:
-            total = None
-        elif total is not None:
-            total += row["cost"]
-    return {"total": total, "by_model": list(per_model.values()),
-            "unknown": [r["model"] for r in per_model.values() if r["cost"] is None]}
 
 
 def format_cost(cost: float | None) -> str:

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from ..stage_events import IntegratePayload
+from ..stage_events import EpisodeText, IntegratePayload
 from .run_data import RunData
 
 STATUS_FILTERS = ("active", "superseded", "all")
@@ -115,14 +115,19 @@ def integration_detail(data: RunData, episode_id: str) -> dict | None:
         if p.episode_id != episode_id:
             continue
         candidates = pd.DataFrame(
-            [{"rank": i, "episode": c.id, "score": c.score, "cue": c.cue, "chosen": i == p.choice}
-             for i, c in enumerate(p.candidates, start=1)],
+            [{"rank": i, "episode": c.id, "score": c.score,
+              "cue": c.cue or (data.episode_text(c.id) or EpisodeText()).cue,
+              "chosen": i == p.choice} for i, c in enumerate(p.candidates, start=1)],
             columns=["rank", "episode", "score", "cue", "chosen"])
         new = data.episode_by_id.get(episode_id)
+        merged = bool(p.target)
+        incoming = data.episode_text(episode_id, p.incoming) if merged else p.incoming
         return {"episode_id": episode_id, "window": ev.window + 1,
-                "cue": new.cue if new else p.incoming.cue if p.incoming else "",
+                "cue": new.cue if new else incoming.cue if incoming else "",
                 "candidates": candidates, "choice": p.choice, "decision": _decision(p),
                 "reason": p.reason, "skipped": p.skipped, "repair": p.repair,
-                "target": p.target, "result_id": p.result_id, "merged": bool(p.target),
-                "before": p.before, "incoming": p.incoming, "after": p.after}
+                "target": p.target, "result_id": p.result_id, "merged": merged,
+                "before": data.episode_text(p.target, p.before) if merged else p.before,
+                "incoming": incoming,
+                "after": data.episode_text(p.result_id, p.after) if merged else p.after}
     return None

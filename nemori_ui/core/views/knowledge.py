@@ -103,7 +103,8 @@ def decision_table(data: RunData, actions=None) -> pd.DataFrame:
                      "candidates": len(candidates),
                      "best_score": max((c.score for c in candidates), default=None),
                      "targets": _ids(one.targets if one else []), "result_id": p.result_id,
-                     "result_text": p.result_text, "reason": one.reason if one else "",
+                     "result_text": data.memory_text(p.result_id, p.result_text),
+                     "reason": one.reason if one else "",
                      "note": _note(p)})
     return pd.DataFrame(rows, columns=DECISION_COLUMNS)
 
@@ -127,12 +128,14 @@ def decision(data: RunData, seq: int) -> dict:
     candidates = pd.DataFrame(
         [{"rank": i, "id": c.id, "score": c.score, "targeted": c.id in targets,
           "status now": data.memory_by_id[c.id].status if c.id in data.memory_by_id else "",
-          "text": c.text} for i, c in enumerate(one.candidates if one else [], start=1)],
+          "text": data.memory_text(c.id, c.text)}
+         for i, c in enumerate(one.candidates if one else [], start=1)],
         columns=["rank", "id", "score", "targeted", "status now", "text"])
     return {"seq": event.seq, "window": event.window, "episode_id": p.episode_id,
             "action": p.action, "insight": _insight(p), "before": None if one else p.before,
             "candidates": candidates, "targets": sorted(targets),
-            "result_id": p.result_id, "result_text": p.result_text,
+            "result_id": p.result_id,
+            "result_text": data.memory_text(p.result_id, p.result_text),
             "reason": one.reason if one else "", "note": _note(p),
             "source_message_ids": one.source_message_ids if one else [],
             "call_ids": event.call_ids}

@@ -94,7 +94,8 @@ def evoked(data: RunData, episode_id: str) -> dict | None:
         return None
     p = ev.payload
     frame = pd.DataFrame(
-        [{"rank": i, "memory": e.id, "text": e.text, "score": e.score, "passed": e.passed,
+        [{"rank": i, "memory": e.id, "text": data.memory_text(e.id, e.text), "score": e.score,
+          "passed": e.passed,
           "continued": e.continued} for i, e in enumerate(p.evoked, start=1)],
         columns=["rank", "memory", "text", "score", "passed", "continued"])
     return {"tau": data.info.config.tau if p.tau is None else p.tau,

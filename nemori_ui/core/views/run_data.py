@@ -1,48 +1,8 @@
-"""Everything one run holds, loaded at once for the inspector's pages."""
+"""One run's data for the pages: loaded by the store (store/run_data.py), read here by the
+views beside the rest of what they show."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..store.run_data import RunData, load_run_data
 
-from ..models import Episode, LLMCallRecord, Message, SemanticMemory, StageEvent
-from ..store import Store
-from ..store import records, runs
-from ..store.runs import RunInfo
-
-
-@dataclass
-class RunData:
-    info: RunInfo
-    messages: list[Message]
-    episodes: list[Episode]
-    memories: list[SemanticMemory]
-    events: list[StageEvent]
-    calls: list[LLMCallRecord]
-    message_by_id: dict[str, Message] = field(init=False)
-    episode_by_id: dict[str, Episode] = field(init=False)
-    memory_by_id: dict[str, SemanticMemory] = field(init=False)
-
-    def __post_init__(self):
-        self.message_by_id = {m.id: m for m in self.messages}
-        self.episode_by_id = {e.id: e for e in self.episodes}
-        self.memory_by_id = {m.id: m for m in self.memories}
-
-    def stage(self, name: str) -> list[StageEvent]:
-        return [e for e in self.events if e.stage == name]
-
-    @property
-    def run_id(self) -> str:
-        return self.info.id
-
-    @property
-    def is_offline(self) -> bool:
-        return self.info.config.backend == "offline"
-
-
-def load_run_data(store: Store, run_id: str, *, with_vectors: bool = True) -> RunData:
-    return RunData(info=runs.get_run(store, run_id),
-                   messages=records.load_messages(store, run_id),
-                   episodes=records.load_episodes(store, run_id, with_vectors=with_vectors),
-                   memories=records.load_memories(store, run_id, with_vectors=with_vectors),
-                   events=records.load_events(store, run_id),
-                   calls=records.load_calls(store, run_id))
+__all__ = ["RunData", "load_run_data"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..store import Store
+from .db import Store
 
 # a run's own tables, children first (the order a run's rows are cleared in)
 RUN_TABLES = ("window_cuts", "appends", "llm_calls", "events", "memories", "episodes",

@@ -1,0 +1,88 @@
+"""One point of a sweep: a run of the conversation with the point's settings, and the figures
+reported of it. A point is one task of whichever executor the sweep's caller chose; a point run
+elsewhere is seeded with the replies cached for the conversation in the home, what it would
+find in the shared cache when run here one after another.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..config import PipelineConfig
+from ..executors import Place, Task
+from ..models import Conversation
+from ..pipeline.runner import Clients, run_windows, start_run
+from ..retrieval import count_tokens
+from ..store import Store, records, runs, transfer
+from ..summary import run_summary
+from .qa_recall import evidence_recall
+
+SWEEPABLE = {"tau": float, "window": int, "variant": str, "management": str, "k_e": int,
+             "k_s": int, "k_m": int}
+
+
+def stored_size(store: Store, run_id: str) -> dict:
+    """What the memory holds once built: active memories and episodes, in characters and tokens."""
+    memories = [m for m in records.load_memories(store, run_id, with_vectors=False)
+                if m.status == "active"]
+    episodes = [e for e in records.load_episodes(store, run_id, with_vectors=False)
+                if e.status == "active"]
+    mem_text = "\n".join(m.text for m in memories)
+    ep_text = "\n".join(f"{e.cue}\n{e.narrative}" for e in episodes)
+    return {"memories": len(memories), "memory_chars": len(mem_text),
+            "memory_tokens": count_tokens(mem_text), "episode_chars": len(ep_text),
+            "episode_tokens": count_tokens(ep_text)}
+
+
+def point_figures(store: Store, run_id: str) -> dict:
+    """The figures a sweep reports for one finished run."""
+    summary = run_summary(store, run_id)
+    config = runs.get_run(store, run_id).config
+    calls = records.load_calls(store, run_id)
+    return {"run_id": run_id,
+            "params": {k: getattr(config, k) for k in SWEEPABLE},
+            "episodes": summary["episodes"], "integrated": summary["integrated"],
+            "insights": summary["insights"], "active_memories": summary["semantic_memories"],
+            "merges": summary["decisions"]["merge"], "conflicts": summary["decisions"]["conflict"],
+            "stored": stored_size(store, run_id),
+            "llm": {"calls_made": sum(not c.cached for c in calls),
+                    "calls_reused": sum(c.cached for c in calls),
+                    "failed": summary["llm"]["failed"],
+                    "input_tokens": summary["llm"]["input_tokens"],
+                    "output_tokens": summary["llm"]["output_tokens"]}}
+
+
+def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
+              source: str, fmt: str) -> dict:
+    started = time.perf_counter()
+    run_id = start_run(store, conv, config, clients, source=source, fmt=fmt, resume=False)
+    run_windows(store, run_id, clients)
+    seconds = round(time.perf_counter() - started, 3)
+    return {**point_figures(store, run_id), "seconds": seconds,
+            "qa": evidence_recall(store, run_id, conv, clients.embedder, config.k)}
+
+
+class PointTask(Task):
+    conversation: Conversation
+    config: PipelineConfig
+    source: str
+    fmt: str
+
+
+def run_point_task(task: PointTask, place: Place) -> dict:
+    """The task: the point's run in the place's store, and its figures."""
+    return run_point(place.store, task.conversation, task.config, place.clients(task.config),
+                     source=task.source, fmt=task.fmt)
+
+
+def conversation_replies(store: Store, conv: Conversation, config: PipelineConfig
+                         ) -> transfer.StoreRows | None:
+    """The cached replies of every run of this conversation in the home (an offline run has
+    none)."""
+    if config.backend == "offline":
+        return None
+    ids = [r["id"] for r in store.query("SELECT id FROM runs WHERE conversation_id = ? AND "
+                                        "content_hash = ?",
+                                        (conv.id, runs.content_hash(conv.messages)))]
+    keys = [c.cache_key for run_id in ids for c in records.load_calls(store, run_id)]
+    return transfer.StoreRows(llm_cache=transfer.cache_entries(store, keys)) if keys else None
