@@ -102,8 +102,8 @@ def notice(text: str) -> None:
     print(f"note: {text}", file=sys.stderr, flush=True)
 
 
-def print_json(obj) -> None:
-    print(json.dumps(obj, indent=None, ensure_ascii=False, default=str))
+def print_json(obj, out=None) -> None:
+    print(json.dumps(obj, indent=None, ensure_ascii=False, default=str), file=out, flush=True)
 
 
 class TerminalProgress:

@@ -15,7 +15,7 @@ from .commands import COMMANDS
 from .common import (add_semantic_options, add_episode_match, add_home, add_llm_options,
                      semantic_settings, llm_settings, make_config, notice, print_json,
                      store_from)
-from .workers import add_worker_options, check_workers, show_tasks
+from .workers import add_worker_options, check_workers, on_ray, results_stdout, show_tasks
 
 LOCOMO_CATEGORIES = "1,2,3,4"
 
@@ -107,15 +107,16 @@ def run(args) -> int:
     transcript = load_transcript(args.file, format=args.benchmark)
     store = store_from(args)
     done = []
-    for options in planned:
-        run_ = evaluate(store, transcript, config, options, source=str(args.file),
-                        progress=_progress(), base_url=args.base_url, notice=notice,
-                        executor=executor_for(args.workers, args.ray_address))
-        done.append(run_)
-        if args.json:
-            print_json(results.summary_json(run_))
-        else:
-            print(format_table(run_) + "\n")
+    with results_stdout(on_ray(args)) as out:
+        for options in planned:
+            run_ = evaluate(store, transcript, config, options, source=str(args.file),
+                            progress=_progress(), base_url=args.base_url, notice=notice,
+                            executor=executor_for(args.workers, args.ray_address))
+            done.append(run_)
+            if args.json:
+                print_json(results.summary_json(run_), out)
+            else:
+                print(format_table(run_) + "\n", file=out, flush=True)
     if args.csv:
         with open(args.csv, "w", encoding="utf-8", newline="") as fh:
             for i, run_ in enumerate(done):

@@ -10,7 +10,7 @@ from ..core.transcripts import load_transcript
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
 from .commands import COMMANDS
 from .common import add_home, make_config, print_json, store_from
-from .workers import add_worker_options, check_workers, show_tasks
+from .workers import add_worker_options, check_workers, on_ray, results_stdout, show_tasks
 
 
 def add_parser(sub) -> None:
@@ -48,7 +48,7 @@ def run(args) -> int:
 
     def show(point: dict) -> None:
         if args.json:
-            print_json(point)
+            print_json(point, out)
             return
         params = " ".join(f"{k}={point['params'][k]}" for k in grid) or "defaults"
         llm = point["llm"]
@@ -58,9 +58,10 @@ def run(args) -> int:
               f"LLM calls {llm['calls_made']} made, {llm['calls_reused']} reused"
               + (f", evidence recall@{point['qa']['k']} {point['qa']['recall_at_k']:.2f}"
                  if point.get("qa") else "") + f"  [{point['run_id']}]",
-              flush=True)
+              file=out, flush=True)
 
-    sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
-          fmt=transcript.format, on_point=show,
-          executor=executor_for(args.workers, args.ray_address), progress=show_tasks)
+    with results_stdout(on_ray(args)) as out:
+        sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
+              fmt=transcript.format, on_point=show,
+              executor=executor_for(args.workers, args.ray_address), progress=show_tasks)
     return 0

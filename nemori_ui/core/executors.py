@@ -49,6 +49,7 @@ class TaskProgress:
     total: int
     name: str = ""          # the task whose state just changed
     state: str = ""         # "started", "done" or "failed"
+    seconds: float | None = None   # done or failed: its wall time since it was sent, retries in
 
 
 class TasksFailed(RuntimeError):

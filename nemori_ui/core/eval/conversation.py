@@ -50,6 +50,8 @@ class EvalProgress:
     total: int
     running: int = 0          # "tasks" only: in flight, and failed after their retries
     failed: int = 0
+    state: str = ""           # "tasks" only: the task's "started", "done" or "failed" ...
+    seconds: float | None = None   # ... and, once over, its wall time, retries included
 
 
 class ConversationResult(BaseModel):

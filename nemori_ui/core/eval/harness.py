@@ -115,7 +115,7 @@ def _task_progress(progress):
 
     def tell(p) -> None:
         progress(EvalProgress("tasks", p.name, p.done, p.total, running=p.running,
-                              failed=p.failed))
+                              failed=p.failed, state=p.state, seconds=p.seconds))
     return tell
 
 

@@ -15,6 +15,7 @@ import hashlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +40,28 @@ def import_ray():
 
 def _digest(text: str | None) -> str:
     return hashlib.sha256((text or "").encode("utf-8")).hexdigest()
+
+
+# Ray on Linux advertises the machine's outward address even for a Ray of its own; with this
+# unset (as on macOS and Windows) its processes use loopback. Read by Ray's processes when they
+# start, and by the driver through ray_constants while it starts them.
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+@contextmanager
+def _loopback(ray):
+    """Ray's processes started inside the block listen on 127.0.0.1 only."""
+    constants = ray._private.ray_constants
+    before_env, before = os.environ.get(LOOPBACK_ENV), constants.ENABLE_RAY_CLUSTER
+    os.environ[LOOPBACK_ENV], constants.ENABLE_RAY_CLUSTER = "0", False
+    try:
+        yield
+    finally:
+        constants.ENABLE_RAY_CLUSTER = before
+        if before_env is None:
+            os.environ.pop(LOOPBACK_ENV, None)
+        else:
+            os.environ[LOOPBACK_ENV] = before_env
 
 
 def _worker_key_digest() -> str:
@@ -85,7 +108,8 @@ def connect(workers: int, address: str | None, key: str | None = None):
         package = str(Path(__file__).resolve().parents[2])
         ray.init(address=address, runtime_env={"py_modules": [package]}, **quiet)
     else:
-        with _environment(key):
+        # on loopback: a Ray of this machine's own is no service of the network's
+        with _environment(key), _loopback(ray):
             # Ray nices its workers to 15 by default: the tasks are the work asked for and the
             # sequential path runs at the caller's priority, so they run at it too
             ray.init(address="local", num_cpus=max(1, workers), include_dashboard=False,
@@ -118,15 +142,20 @@ def fan_out(ray, fn: Callable, tasks: list[tuple[str, object]], *, slots: int,
     done = 0
     report = progress or (lambda p: None)
 
+    sent: dict[str, float] = {}
+
     def tell(name: str, state: str) -> None:
+        # a task Ray retried (its worker died) is one task: its time runs from the first send
+        took = round(time.monotonic() - sent[name], 1) if state != "started" else None
         report(TaskProgress(done=done, running=len(pending), failed=len(failures),
-                            total=len(tasks), name=name, state=state))
+                            total=len(tasks), name=name, state=state, seconds=took))
 
     try:
         while waiting or pending:
             while waiting and len(pending) < max(1, slots):
                 name, task = waiting.pop(0)
                 pending[remote.remote(task, *shared)] = name
+                sent[name] = time.monotonic()
                 tell(name, "started")
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=REFRESH_S)
             for ref in ready:

@@ -26,8 +26,9 @@ from ..config import PipelineConfig
 from ..executors import Place, Task
 from ..store import open_store, transfer
 
-# A test hook: a JSON file {task name: failures to inject} (-1: every attempt fails). Each
-# attempt is counted beside the file, so a retry in another worker process sees it.
+# A test hook: a JSON file {task name: failures to inject} (-1: every attempt fails; "die":
+# the first attempt ends its worker process, as a crash or a kill would). Each attempt is
+# counted beside the file, so a retry in another worker process sees it.
 FAULTS_ENV = "NEMORI_SCALE_FAULTS"
 
 
@@ -52,6 +53,10 @@ def maybe_fail(name: str) -> None:
     counter = Path(f"{path}.{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.attempts")
     attempts = int(counter.read_text()) if counter.exists() else 0
     counter.write_text(str(attempts + 1))
+    if wanted == "die":
+        if attempts == 0:
+            os._exit(1)
+        return
     if wanted < 0 or attempts < wanted:
         raise InjectedFault(f"injected failure of task {name} (attempt {attempts + 1})")
 
