@@ -17,15 +17,38 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOPICS = ["the new job at the bakery", "the cycling trip to the coast", "a cat called Miso",
-          "the piano lessons on Fridays", "moving flat in March", "the garden's tomatoes"]
+# a few lines on each of several subjects, so that the offline engine cuts episodes of a
+# usual size (a run of one repeated sentence would be one endless episode)
+TOPICS = [
+    ["I started the new job at the bakery, the early shift begins at {n} am.",
+     "The head baker showed me how to fold croissant dough {n} times.",
+     "My feet hurt after standing for {n} hours at the ovens."],
+    ["We cycled {n} km along the coast road on Saturday.",
+     "The bike's back tyre went flat after {n} km, near the lighthouse.",
+     "Next month we want to ride to the island, about {n} km away."],
+    ["Miso the cat knocked {n} plants off the windowsill.",
+     "The vet says Miso should lose {n} hundred grams.",
+     "Miso sleeps on the piano for {n} hours every afternoon."],
+    ["My piano teacher gave me {n} scales to practise for Friday.",
+     "I played the Chopin nocturne {n} times until it sounded right.",
+     "The recital is in {n} weeks and I am nervous about it."],
+    ["We are moving flat in March, the new one is {n} minutes from the station.",
+     "The removal van costs {n} pounds for the whole day.",
+     "I packed {n} boxes of books last night."],
+    ["The tomatoes in the garden are finally ripe, I picked {n} today.",
+     "Slugs ate {n} of the lettuce seedlings again.",
+     "I built a raised bed {n} centimetres high for the herbs."],
+]
 
 
 def message(prefix: str, i: int) -> dict:
-    """The i-th message of a writer: distinct text, a caller's id, a time."""
+    """The i-th message of a writer: a distinct text on the subject of its stretch of the
+    conversation, a caller's id, and a time (a new session every 40 messages)."""
+    topic = TOPICS[(i // 6) % len(TOPICS)]
+    when = datetime(2024, 3, 1) + timedelta(days=2 * (i // 40), minutes=2 * (i % 40))
     return {"id": f"{prefix}-{i}", "speaker": prefix,
-            "text": f"{prefix} says, as message {i}, something about {TOPICS[i % len(TOPICS)]}.",
-            "timestamp": (datetime(2024, 3, 1) + timedelta(minutes=i)).isoformat()}
+            "text": f"{topic[i % len(topic)].format(n=i % 97 + 2)} ({prefix}, note {i})",
+            "timestamp": when.isoformat()}
 
 
 def add_many(memory, prefix: str, n: int) -> dict:

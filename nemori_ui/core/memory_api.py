@@ -23,7 +23,7 @@ from .memory_input import (config_of, count_arg, home_path, id_arg, incoming, sa
 from .memory_items import chain, every, find
 from .memory_live import LiveRun
 from .memory_models import Added, Filters, Item, SearchResult
-from .memory_search import search as search_memory
+from .memory_search import query_vector, search as search_memory
 from .memory_worker import Worker
 from .models import Conversation, Message
 from .pipeline.runner import Progress
@@ -210,7 +210,7 @@ class Memory:
         direct = {"speaker": speaker, "since": since, "until": until, "kind": kind}
         wanted = None if filters is None and all(v is None for v in direct.values()) else \
             Filters.of(filters, **direct)
-        vector = self.clients.embedder.embed([query])[0]
+        vector = query_vector(self.clients.embedder, query)
         self._live.catch_up()
         with self._live.state_lock:
             return search_memory(query, vector, self._live.state, self._live.by_id,

@@ -2,7 +2,8 @@
 and then added to and taken from in place, so a window processed costs its own lines only.
 
 Rows are never moved: a superseded or deleted episode's rows are marked dead and stay out of
-every score. The matrix doubles when full, so adding a line costs O(1) amortised.
+every score. An episode's rows are consecutive, so its best line is one `reduceat` segment.
+The matrix doubles when full, so adding a line costs O(1) amortised.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ class LiveLines:
     def __init__(self, dim: int, embedder):
         self.dim, self._embedder = dim, embedder
         self._vectors = np.zeros((256, dim), dtype=np.float32)
-        self._owner = np.zeros(256, dtype=np.int64)    # row -> position in _episode_ids
         self._alive = np.zeros(256, dtype=bool)
         self._rows: dict[str, list[int]] = {}          # episode id -> its rows
         self._episode_ids: list[str] = []
+        self._starts: list[int] = []                  # each episode's first row
         self._n = 0
 
     def add(self, episodes: list[Episode], messages: dict[str, Message]) -> None:
@@ -40,12 +41,12 @@ class LiveLines:
         vectors = np.asarray(self._embedder.embed(texts), dtype=np.float32)
         self._grow(self._n + len(texts))
         for owner, vector in zip(owners, vectors):
-            if owner not in self._rows:
+            row = self._n
+            if owner not in self._rows:       # an episode's lines come together: one segment
                 self._rows[owner] = []
                 self._episode_ids.append(owner)
-            row = self._n
+                self._starts.append(row)
             self._vectors[row], self._alive[row] = vector, True
-            self._owner[row] = len(self._episode_ids) - 1    # an episode's lines come together
             self._rows[owner].append(row)
             self._n += 1
 
@@ -60,7 +61,7 @@ class LiveLines:
             return
         while size < needed:
             size *= 2
-        for name in ("_vectors", "_owner", "_alive"):
+        for name in ("_vectors", "_alive"):
             old = getattr(self, name)
             new = np.zeros((size, *old.shape[1:]), dtype=old.dtype)
             new[:len(old)] = old
@@ -68,13 +69,11 @@ class LiveLines:
 
     def best(self, vector: np.ndarray) -> dict[str, float]:
         """Each active episode's most similar line to `vector`."""
-        alive = np.flatnonzero(self._alive[:self._n])
-        if not len(alive):
+        if not self._n:
             return {}
         q = np.asarray(vector, dtype=np.float32)
-        # one product over every row (no copy of the live ones), then the live rows' scores
-        scores = (self._vectors[:self._n] @ (q / (np.linalg.norm(q) or 1.0)))[alive]
-        top = np.full(len(self._episode_ids), -np.inf, dtype=np.float32)
-        np.maximum.at(top, self._owner[alive], scores)
+        scores = self._vectors[:self._n] @ (q / (np.linalg.norm(q) or 1.0))
+        scores[~self._alive[:self._n]] = -np.inf
+        top = np.maximum.reduceat(scores, np.asarray(self._starts, dtype=np.int64))
         held = np.flatnonzero(top > -np.inf)
         return {self._episode_ids[i]: float(top[i]) for i in held}

@@ -145,16 +145,17 @@ class LiveRun:
         return done
 
     def catch_up(self) -> None:
-        """Read what other processes added or processed since this object last looked."""
-        n = self.store.query("SELECT count(*) FROM messages WHERE run_id = ?",
-                             (self.run_id,))[0][0]
-        if n != len(self.messages):
+        """Read what other processes added or processed since this object last looked (one
+        small query when nothing changed)."""
+        n, cuts, windows_done = self.store.query(
+            "SELECT (SELECT count(*) FROM messages WHERE run_id = ?1), "
+            "(SELECT count(*) FROM window_cuts WHERE run_id = ?1), windows_done "
+            "FROM runs WHERE id = ?1", (self.run_id,))[0]
+        if n != len(self.messages) or cuts != len(self.cuts):
             self._read_messages()
-        else:
-            with self.tail_lock:
-                self.cuts = appends.load_cuts(self.store, self.run_id)
         with self.state_lock:        # a window this process is saving counts once saved
-            if runs.get_run(self.store, self.run_id).windows_done != self.windows_done:
+            if windows_done != self.windows_done and \
+                    runs.get_run(self.store, self.run_id).windows_done != self.windows_done:
                 self.reload_state()
 
     def _cut(self) -> None:

@@ -8,12 +8,29 @@ kept; the raw messages come from the best r episodes that passed.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .config import PipelineConfig
+from .embed.base import text_key
 from .memory_items import matches, of_episode, of_memory, of_message
 from .memory_models import EpisodeHit, Filters, MemoryHit, MessageHit, SearchResult
 from .models import Message
 from .pipeline.state import MemoryState
 from .retrieval import build_context, count_tokens, retrieve, stamped_context
+
+
+def query_vector(embedder, query: str):
+    """The query's vector, from the vector cache when it holds the text, else embedded, and
+    not written to the cache: a query seldom comes twice, and a write would make every search
+    a write transaction, waiting on every other writer of the home."""
+    cache, inner = getattr(embedder, "cache", None), getattr(embedder, "inner", None)
+    if cache is None or inner is None:
+        return embedder.embed([query])[0]
+    key = text_key(query)
+    held = cache.get_many(embedder.name, [key]).get(key)
+    if held is not None and np.shape(held) == (embedder.dim,):
+        return np.asarray(held, dtype=np.float32)
+    return np.asarray(inner.embed([query]), dtype=np.float32)[0]
 
 
 def _raw(episodes: list[dict], state: MemoryState, messages: dict[str, Message],
