@@ -235,3 +235,24 @@ def test_async_memory_has_the_same_methods(tmp_path):
                  "delete", "history", "close"):
         assert asyncio.iscoroutinefunction(getattr(AsyncMemory, name)), name
         assert getattr(AsyncMemory, name).__doc__ == getattr(Memory, name).__doc__
+
+
+def test_the_memory_kept_in_place_searches_as_the_stored_one(tmp_path):
+    """Windows processed one after another in the same object (episodes integrated, lines
+    added and dropped in place) leave the memory a fresh load of the run gives."""
+    messages = load_transcript(SAMPLE).conversations[0].messages
+    with Memory(home=tmp_path, window=W) as memory:
+        for i in range(0, len(messages), 3):
+            memory.add([{"speaker": m.speaker, "text": m.text, "timestamp": m.timestamp}
+                        for m in messages[i:i + 3]])
+        memory.flush()
+        state, by_id = load_memory(memory.store, memory.run_id, memory.clients.embedder,
+                                   memory.config)
+        assert any(e.status == "superseded" for e in state.episodes.values())   # integrated
+        for question in ("Where does Maya work?", "What does Maya drink?", "Who is Ana?"):
+            vec = memory.clients.embedder.embed([question])[0]
+            stored = retrieve(question, vec, state, by_id, memory.config)
+            held = memory.search(question)
+            assert [(h.id, h.score) for h in held.episodes] == [
+                (e["id"], e["score"]) for e in stored.episodes], question
+            assert held.context == stored.context
