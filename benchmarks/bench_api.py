@@ -2,6 +2,7 @@
 and several writers on one run (offline engine, w = 20).
 
     python benchmarks/bench_api.py [--messages 10000] [--threads 2x500] [--processes 4x250]
+                                   [--parts foreground,background,sharing]
 
 Prints, for `--messages` added one at a time to one `Memory`:
 - the latency of an add that closes no window (p50, p95), and the p50 of all adds over the
@@ -98,9 +99,21 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--threads", default="2x500")
     parser.add_argument("--processes", default="4x250")
+    parser.add_argument("--parts", default="foreground,background,sharing",
+                        help="which measurements to make (comma-separated)")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     n, block = args.messages, min(1000, args.messages // 2)
 
+    if "foreground" in parts:
+        foreground(n, block)
+    if "background" in parts:
+        background(n)
+    if "sharing" in parts:
+        sharing(args.threads, args.processes)
+
+
+def foreground(n: int, block: int) -> None:
     started = time.perf_counter()
     fg, memory = fill(n, background=False)
     took = time.perf_counter() - started
@@ -120,6 +133,8 @@ def main() -> None:
           f"{statistics.median(found):.1f} ms, p95 {pct(found, 0.95):.1f} ms")
     memory.close()
 
+
+def background(n: int) -> None:
     started = time.perf_counter()
     bg, memory = fill(n, background=True)
     added = time.perf_counter() - started
@@ -131,10 +146,12 @@ def main() -> None:
           f"adds p95 {pct(bg['other'], 0.95):.1f} ms")
     memory.close()
 
-    t_count, t_n = (int(x) for x in args.threads.split("x"))
+
+def sharing(threads_arg: str, processes_arg: str) -> None:
+    t_count, t_n = (int(x) for x in threads_arg.split("x"))
     sharers(f"{t_count} threads x {t_n} adds on one Memory",
             lambda: with_threads(t_count, t_n), t_count * t_n)
-    p_count, p_n = (int(x) for x in args.processes.split("x"))
+    p_count, p_n = (int(x) for x in processes_arg.split("x"))
     sharers(f"{p_count} processes x {p_n} adds on one run",
             lambda: with_processes(p_count, p_n), p_count * p_n)
 
