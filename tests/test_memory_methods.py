@@ -256,3 +256,19 @@ def test_the_memory_kept_in_place_searches_as_the_stored_one(tmp_path):
             assert [(h.id, h.score) for h in held.episodes] == [
                 (e["id"], e["score"]) for e in stored.episodes], question
             assert held.context == stored.context
+
+
+@pytest.mark.parametrize("name", ["overview", "episodes", "knowledge", "timeline", "ask"])
+def test_the_app_renders_a_memory_a_caller_edited(memory, monkeypatch, name):
+    from streamlit.testing.v1 import AppTest
+    from tests.conftest import ROOT
+    fact = memory.get_all(kind="semantic")[0]
+    memory.delete(memory.update(fact.id, "Maya bakes bread.").id)
+    episode = memory.get_all(kind="episode")[0]
+    memory.update(episode.id, "Maya and Jonas talked about work.")
+    monkeypatch.setenv("NEMORI_HOME", str(memory.store.path.parent))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.switch_page(f"pages/{name}.py")
+    at.session_state["run_id"] = memory.run_id
+    at.run()
+    assert not at.exception, at.exception
