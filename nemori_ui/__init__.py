@@ -8,4 +8,10 @@ def __getattr__(name: str):
     if name == "Memory":
         from .core.memory_api import Memory
         return Memory
+    if name == "AsyncMemory":
+        from .core.memory_async import AsyncMemory
+        return AsyncMemory
+    if name in ("Filters", "InputError"):
+        from .core import errors, memory_models
+        return getattr(memory_models if name == "Filters" else errors, name)
     raise AttributeError(f"module 'nemori_ui' has no attribute {name!r}")

@@ -41,8 +41,8 @@ def test_an_agent_loop_fills_searches_and_flushes(sample_messages, tmp_path):
         found = memory.search("Where does Maya work?", k=3, m=4)
         assert len(found.episodes) <= 3 and len(found.semantic) <= 4
         if seen_windows:
-            assert found.episodes and all("score" in e for e in found.episodes)
-            assert found.raw and all(r["message_id"] <= f"m{8 * seen_windows:04d}"
+            assert found.episodes and all(e.score > 0 for e in found.episodes)
+            assert found.raw and all(r.message_id <= f"m{8 * seen_windows:04d}"
                                      for r in found.raw)
         else:
             assert not found.episodes and not found.semantic

@@ -4,165 +4,273 @@ A Memory is one run in a home folder's store, so everything it does can be inspe
 app while it is being filled. Messages are buffered and processed a window at a time, exactly
 as a `run` windows a transcript; a partial window stays pending until it fills or `flush()`
 closes it. Search needs no LLM; `answer` asks the run's backend (or the offline engine).
+
+One Memory may be shared by threads, and several processes may open the same run: every add
+is one write transaction that gives the ids (see `store.stream`), and one processor at a time
+turns closed windows into memory (see `run_lock`). What the run holds is kept in memory and
+updated in place, so an add costs the same at the ten-thousandth message as at the first.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
-
-from pydantic import BaseModel, ValidationError
+from typing import Any, Callable
 
 from .clients import build_clients
-from .config import PipelineConfig
-from .errors import InputError
+from .errors import InputError, StoreError
+from .memory_input import (config_of, count_arg, home_path, id_arg, incoming, same_settings,
+                           text_arg)
+from .memory_items import chain, every, find
+from .memory_live import LiveRun
+from .memory_models import Added, Filters, Item, SearchResult
+from .memory_search import query_vector, search as search_memory
+from .memory_worker import Worker
 from .models import Conversation, Message
-from .pipeline.append import add_messages, renumber
-from .pipeline.runner import Progress, run_windows
-from .pipeline.windows import pending_count
-from .retrieval import Answered, Retrieval, answer_question, load_memory, retrieve
-from .store import appends, open_store, records, runs
-from .transcripts.fields import message_problem
+from .pipeline.runner import Progress
+from .retrieval import Answered, answer_question
+from .store import runs, scopes
+from .store.db import DB_NAME, Store
+from .store.stream import write_stream
 
-
-class Added(BaseModel):
-    """What one `add` or `flush` did."""
-    message_ids: list[str]        # the ids the added messages were given
-    windows_processed: int        # windows closed and processed by this call
-    pending: int                  # messages now waiting in the buffer
-
-
-def to_message(item: Message | Mapping[str, Any], position: int) -> Message:
-    """A message from a Message or a dict: {speaker, text} or the chat form {role, content},
-    with optional timestamp (datetime or ISO 8601 text) and session."""
-    if isinstance(item, Message):
-        return _checked(item, position)
-    if not isinstance(item, Mapping):
-        raise InputError(f"message {position}: expected a dict or a Message, "
-                         f"got {type(item).__name__}")
-    text = item.get("text", item.get("content"))
-    if not isinstance(text, str):
-        raise InputError(f"message {position}: needs a 'text' (or 'content') string")
-    speaker = item.get("speaker") or item.get("name") or item.get("role")
-    if not isinstance(speaker, str) or not speaker.strip():
-        raise InputError(f"message {position}: needs a 'speaker' (or 'role')")
-    role = item.get("role") if item.get("role") in ("user", "assistant", "system") else "user"
-    try:
-        message = Message(id="", speaker=speaker.strip(), role=role, text=text,
-                          timestamp=item.get("timestamp"), session=item.get("session") or 0,
-                          source_ref=item.get("source_ref"))
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InputError(f"message {position}: {err['msg']}",
-                         field=str(err["loc"][0]) if err["loc"] else None) from None
-    return _checked(message, position)
-
-
-def _checked(message: Message, position: int) -> Message:
-    """The message, unless its speaker or text holds what a transcript file may not either."""
-    problem = message_problem(message.speaker, message.text)
-    if problem:
-        raise InputError(f"message {position}: {problem}")
-    return message
+__all__ = ["Memory", "Added", "Filters", "Item", "SearchResult"]
 
 
 class Memory:
-    """Open run `run_id` of the store in `home` (default: $NEMORI_HOME or ~/.nemori_ui), or
-    create a new run with `settings` (the `run` command's: window, tau, backend, model,
-    embedder, variant, ...). `api_key` and `base_url` reach the backend, never the store."""
+    """Open run `run_id` of the store in `home` (default: $NEMORI_HOME or ~/.nemori_ui; `~`
+    and environment variables are expanded), or create a new run with `settings` (the `run`
+    command's: window, tau, backend, model, embedder, variant, ...; a name that is no setting
+    is refused). `api_key` and `base_url` reach the backend, never the store.
+
+    `user_id` / `agent_id` scope the memory as mem0 does: the run of that user and agent is
+    opened, or created on first use (one run per pair, see `store.scopes`).
+    `background=True`: an add returns once its messages are stored; closed windows are
+    processed on a thread, and `wait()` or `flush()` block until that is done.
+    `wait_s`: how long a writer waits for its turn on a busy database or run.
+    """
 
     def __init__(self, home: str | Path | None = None, run_id: str | None = None, *,
+                 user_id: str | None = None, agent_id: str | None = None,
                  name: str | None = None, conversation: str = "memory",
                  api_key: str | None = None, base_url: str | None = None,
+                 background: bool = False, wait_s: float = 60.0,
                  notice: Callable[[str], None] | None = None,
                  progress: Callable[[Progress], None] | None = None, **settings):
         from .llm.redact import strip_url_credentials
-        self.store = open_store(home)
-        self._progress = progress
+        from .store.db import default_home
+        folder = home_path(home) or default_home()
+        for arg, value in (("run_id", run_id), ("user_id", user_id), ("agent_id", agent_id),
+                           ("name", name)):
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise InputError(f"expected a non-empty string, got {value!r}", field=arg)
+        if isinstance(wait_s, bool) or not isinstance(wait_s, (int, float)) or wait_s <= 0:
+            raise InputError(f"expected a number of seconds above 0, got {wait_s!r}",
+                             field="wait_s")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{folder}: cannot create the home folder ({exc.strerror})") from exc
+        self.store = Store(folder / DB_NAME, timeout_s=wait_s)
+        self.wait_s = float(wait_s)
         if base_url:
             settings["base_url"] = strip_url_credentials(base_url)
+        scope = None if user_id is None and agent_id is None else (user_id or "", agent_id or "")
+        run_id = self._scoped(run_id, scope)
         if run_id is None:
-            config = _config(settings)
+            self.config = config_of(settings)
         else:
-            config = runs.get_run(self.store, run_id).config
-            _check_same(run_id, config, settings)
-        self.config = config
-        self.clients = build_clients(config, self.store, api_key=api_key, base_url=base_url,
-                                     notice=notice)
+            self.config = runs.get_run(self.store, run_id).config
+            same_settings(run_id, self.config, settings)
+        self.clients = build_clients(self.config, self.store, api_key=api_key,
+                                     base_url=base_url, notice=notice)
         if run_id is None:
-            run_id = runs.create_run(self.store, Conversation(id=conversation, messages=[]),
-                                     config, source="python", fmt="api",
-                                     decider=self.clients.decider.label, windows_total=0,
-                                     name=name or f"{conversation} · live · w={config.window}")
-            runs.set_status(self.store, run_id, "done")
+            run_id = self._create(name, conversation, scope)
         self.run_id = run_id
-        self._state = None
-        self._state_at: tuple | None = None
+        self.user_id, self.agent_id = scope or (None, None)
+        self._live = LiveRun(self.store, run_id, self.clients, self.config, progress=progress)
+        self._worker = Worker(self._live, turn_timeout_s=self.wait_s) if background else None
+
+    def _scoped(self, run_id: str | None, scope: tuple[str, str] | None) -> str | None:
+        """The run to open: `run_id` (which must exist, and be of `scope` if given), or the
+        scope's run, or None for a new one."""
+        if run_id is not None:
+            try:
+                runs.get_run(self.store, run_id)
+            except KeyError:
+                raise InputError(f"no run {run_id!r} in {self.store.path}",
+                                 field="run_id") from None
+            held = scopes.scope_of(self.store, run_id)
+            if scope is not None and held != scope:
+                raise InputError(f"run {run_id} is the memory of {held or 'no user or agent'}, "
+                                 f"not of user_id={scope[0]!r}, agent_id={scope[1]!r}",
+                                 field="user_id")
+            return run_id
+        return scopes.run_of(self.store, *scope) if scope else None
+
+    def _create(self, name: str | None, conversation: str,
+                scope: tuple[str, str] | None) -> str:
+        label = f"{conversation} · live · w={self.config.window}"
+        if scope:
+            label = f"{scope[0] or '-'}/{scope[1] or '-'} · live · w={self.config.window}"
+        run_id = runs.create_run(self.store, Conversation(id=conversation, messages=[]),
+                                 self.config, source="python", fmt="api",
+                                 decider=self.clients.decider.label, windows_total=0,
+                                 name=name or label)
+        runs.set_status(self.store, run_id, "done")
+        if scope:
+            holder = scopes.bind(self.store, run_id, *scope)
+            if holder != run_id:           # another process created the scope's run first
+                runs.delete_run(self.store, run_id)
+                run_id = holder
+        return run_id
 
     # -- filling -------------------------------------------------------------------------
-    def add(self, messages: Message | Mapping | Iterable[Message | Mapping]) -> Added:
-        """Store the messages as the run's next ones and process every window they fill."""
-        items = [messages] if isinstance(messages, (Message, Mapping)) else list(messages)
-        parsed = [to_message(item, i) for i, item in enumerate(items, start=1)]
-        if not parsed:
-            return Added(message_ids=[], windows_processed=0, pending=self.pending)
-        existing = records.load_messages(self.store, self.run_id)
-        session = max((m.session for m in existing), default=1)
-        parsed = [m if m.session else m.model_copy(update={"session": session}) for m in parsed]
-        numbered = renumber(parsed, first_idx=len(existing))
-        add_messages(self.store, self.run_id, numbered, source="python")
-        return self._process([m.id for m in numbered], flush=False)
+    def add(self, messages: Message | dict | list[Message | dict]) -> Added:
+        """Store the messages as the run's next ones and process every window they close
+        (with `background`, leave that to the worker). A dict may carry the caller's own
+        `id`: a message whose id the run holds is not stored again, and its stored id is
+        returned. Once stored, a message is never reported as an error: a window that fails
+        to process is said in `Added.error` and retried by the next add, flush or wait."""
+        items = incoming(messages)
+        if items:
+            with self.store.tx() as conn:
+                write = write_stream(conn, self.run_id, items, window=self.config.window,
+                                     source="python")
+            self._live.took(write)
+            ids = write.ids
+        else:
+            ids = []
+        processed, error = 0, None
+        if self._live.waiting_windows():
+            if self._worker is not None:
+                self._worker.kick()
+            else:
+                try:
+                    processed = self._live.process(flush=False, timeout_s=self.wait_s) or 0
+                except Exception as exc:  # noqa: BLE001 - the messages are stored
+                    error = f"{type(exc).__name__}: {exc}"
+        return Added(message_ids=ids, windows_processed=processed, pending=self.pending,
+                     unprocessed=self._live.unprocessed(), error=error)
 
     def flush(self) -> Added:
-        """Close the pending partial window and process it, as the official library's flush."""
-        return self._process([], flush=True)
+        """Close the pending partial window and process it, as the official library's flush;
+        with `background`, wait until the worker has processed everything."""
+        if self._worker is not None:
+            before = self._live.windows_done
+            self._wait(self._worker.kick(flush=True))
+            processed = self._live.windows_done - before
+        else:
+            processed = self._live.process(flush=True, timeout_s=self.wait_s)
+            if processed is None:
+                raise StoreError(f"run {self.run_id}: another process kept processing it for "
+                                 f"{self.wait_s:g} s; the buffer stays pending, try again")
+        return Added(message_ids=[], windows_processed=processed, pending=self.pending,
+                     unprocessed=self._live.unprocessed())
 
-    def _process(self, ids: list[str], *, flush: bool) -> Added:
-        before = runs.get_run(self.store, self.run_id).windows_done
-        run_windows(self.store, self.run_id, self.clients, progress=self._progress, flush=flush)
-        after = runs.get_run(self.store, self.run_id).windows_done
-        return Added(message_ids=ids, windows_processed=after - before, pending=self.pending)
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until every closed window is processed (the buffer stays pending); False
+        if `timeout_s` passed first. Raises what processing met since the last wait."""
+        if self._worker is None:
+            if self._live.waiting_windows():
+                self._live.process(flush=False, timeout_s=timeout_s or self.wait_s)
+            return not self._live.waiting_windows()
+        return self._wait(self._worker.kick(), timeout_s)
+
+    def _wait(self, turn: int, timeout_s: float | None = None) -> bool:
+        return self._worker.wait(turn, timeout_s)
 
     @property
     def pending(self) -> int:
         """Messages waiting in the buffer for their window to fill."""
-        n = self.store.query("SELECT count(*) FROM messages WHERE run_id = ?",
-                             (self.run_id,))[0][0]
-        return pending_count(n, self.config.window, appends.load_cuts(self.store, self.run_id))
+        return self._live.pending()
+
+    @property
+    def unprocessed(self) -> int:
+        """Messages stored but not in memory yet: the buffer, and with `background` the
+        closed windows the worker has not processed."""
+        return self._live.unprocessed()
 
     @property
     def pending_messages(self) -> list[Message]:
-        messages = records.load_messages(self.store, self.run_id)
-        return messages[len(messages) - self.pending:]
+        """The messages of the buffer, oldest first."""
+        n = self.pending
+        with self._live.tail_lock:
+            return self._live.messages[len(self._live.messages) - n:]
 
     # -- reading -------------------------------------------------------------------------
-    def search(self, query: str, k: int | None = None, m: int | None = None) -> Retrieval:
+    def search(self, query: str, k: int | None = None, m: int | None = None, *,
+               filters: Filters | dict | None = None, speaker: str | None = None,
+               since: Any = None, until: Any = None, kind: str | None = None) -> SearchResult:
         """The top-k narratives, top-m memories (m = 2k unless given) and the raw messages of
-        the best episodes, each with its score. Pending messages are not in memory yet."""
-        config = self.config if k is None else self.config.model_copy(update={"k": k})
-        state, messages = self._memory()
-        vec = self.clients.embedder.embed([query])[0]
-        return retrieve(query, vec, state, messages, config, m=m)
+        the best episodes, each with its score. `filters` (or the keywords) keep only what was
+        said by `speaker`, in `since`..`until`, of `kind` (message, episode, semantic).
+        Messages not in memory yet are not searched: `pending` says how many."""
+        text_arg(query, "query")
+        count_arg(k, "k")
+        count_arg(m, "m")
+        direct = {"speaker": speaker, "since": since, "until": until, "kind": kind}
+        wanted = None if filters is None and all(v is None for v in direct.values()) else \
+            Filters.of(filters, **direct)
+        vector = query_vector(self.clients.embedder, query)
+        self._live.catch_up()
+        with self._live.state_lock:
+            return search_memory(query, vector, self._live.state, self._live.by_id,
+                                 self.config, k=k, m=m, filters=wanted,
+                                 pending=self._live.unprocessed(),
+                                 processing=self._live.processing)
 
     def answer(self, question: str, k: int | None = None, m: int | None = None) -> Answered:
         """Retrieve, then answer; the answer's call is recorded as an Ask of this run."""
+        text_arg(question, "question")
+        count_arg(k, "k")
+        count_arg(m, "m")
         config = self.config if k is None else self.config.model_copy(update={"k": k})
-        state, messages = self._memory()
-        return answer_question(question, self.clients.decider, self.clients.embedder, state,
-                               messages, config, run_id=self.run_id, m=m)
+        self._live.catch_up()
+        with self._live.state_lock:
+            return answer_question(question, self.clients.decider, self.clients.embedder,
+                                   self._live.state, self._live.by_id, config,
+                                   run_id=self.run_id, m=m)
 
-    def _memory(self):
-        """The run's memory as stored, reloaded only when a window was saved since (by this
-        object or another process writing the same run)."""
-        info = runs.get_run(self.store, self.run_id)
-        key = (info.windows_done, info.updated_at)
-        if self._state_at != key:
-            self._state = load_memory(self.store, self.run_id, self.clients.embedder,
-                                      runs.config_of(self.store, self.run_id))
-            self._state_at = key
-        return self._state
+    def get(self, id: str) -> Item | None:
+        """The message (m0001), episode (ep0001) or semantic memory (sm0001) `id`, whatever
+        its status; None when the run holds no such entry."""
+        item_id = id_arg(id)
+        self._live.catch_up()
+        with self._live.state_lock:
+            return find(self._live.state, self._live.by_id, item_id)
+
+    def get_all(self, filters: Filters | dict | None = None, **by) -> list[Item]:
+        """Everything the run holds that passes `filters` (or the same as keywords: kind,
+        speaker, since, until, include_superseded): active entries, unless asked otherwise."""
+        wanted = Filters.of(filters, **by)
+        self._live.catch_up()
+        with self._live.state_lock:
+            return every(self._live.state, self._live.by_id, wanted)
+
+    def update(self, id: str, text: str) -> Item:
+        """Rewrite episode or memory `id`: a new version saying `text` supersedes it (the old
+        one stays, in `history`). Messages cannot be rewritten."""
+        from .memory_edits import update
+        return update(self._live, id_arg(id), text_arg(text, "text"), timeout_s=self.wait_s)
+
+    def delete(self, id: str) -> Item:
+        """Take episode or memory `id` out of memory (status `deleted`; the row stays for the
+        history). Messages cannot be deleted."""
+        from .memory_edits import delete
+        return delete(self._live, id_arg(id), timeout_s=self.wait_s)
+
+    def history(self, id: str) -> list[Item]:
+        """The versions of an episode or memory, oldest first: what it superseded (a merge has
+        two parents), itself, and what superseded it up to the current or deleted one."""
+        item_id = id_arg(id)
+        self._live.catch_up()
+        with self._live.state_lock:
+            return chain(self._live.state, self._live.by_id, item_id)
 
     def close(self) -> None:
+        """Finish the background worker's turns, then close the store. Messages of the buffer
+        stay stored and pending: the run can be reopened and continued."""
+        if self._worker is not None:
+            self._worker.close()
         self.store.close()
 
     def __enter__(self) -> "Memory":
@@ -170,22 +278,3 @@ class Memory:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _config(settings: dict) -> PipelineConfig:
-    try:
-        return PipelineConfig(**settings)
-    except ValidationError as exc:
-        problems = [f"{err['loc'][0] if err['loc'] else 'settings'}={err.get('input')!r}: "
-                    f"{err['msg']}" for err in exc.errors()]
-        raise InputError("; ".join(problems)) from None
-
-
-def _check_same(run_id: str, config: PipelineConfig, settings: dict) -> None:
-    """An existing run keeps the settings it was built with: asking for others is an error,
-    not a silent switch."""
-    differ = [f"{key}={value!r} (the run has {getattr(config, key, None)!r})"
-              for key, value in settings.items() if getattr(config, key, None) != value]
-    if differ:
-        raise InputError(f"run {run_id} was built with other settings: {', '.join(differ)}; "
-                         "open it without them, or create a new Memory")

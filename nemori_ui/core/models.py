@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 from .stage_events import StageEvent  # noqa: F401  (the union of every stage's event)
 
 Role = Literal["user", "assistant", "system", "other"]
-Status = Literal["active", "superseded"]
+# deleted: taken out of memory by a caller of the API (its row stays, for the history)
+Status = Literal["active", "superseded", "deleted"]
 
 
 class Message(BaseModel):
@@ -88,7 +89,8 @@ class SemanticMemory(BaseModel):
     status: Status = "active"
     superseded_by: str | None = None
     supersedes: list[str] = Field(default_factory=list)
-    origin: Literal["new", "merge", "conflict", "append", "summary"] = "new"
+    # update: a caller of the API rewrote it
+    origin: Literal["new", "merge", "conflict", "append", "summary", "update"] = "new"
     source_episode_ids: list[str] = Field(default_factory=list)
     source_message_ids: list[str] = Field(default_factory=list)
     window: int = 0

@@ -37,21 +37,33 @@ def write_append(conn: sqlite3.Connection, run_id: str, existing: list[Message],
     first = len(existing)
     if cut_at is not None:
         conn.execute("INSERT OR IGNORE INTO window_cuts VALUES (?, ?)", (run_id, cut_at))
-    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM appends WHERE run_id = ?",
-                       (run_id,)).fetchone()[0]
+    insert_messages(conn, run_id, first, messages)
+    record = record_append(conn, run_id, first, len(messages), source=source,
+                           first_window=first_window, given_hash=given_hash)
+    conn.execute("UPDATE runs SET content_hash = ?, updated_at = ? WHERE id = ?",
+                 (content_hash(existing + messages), now_iso(), run_id))
+    return record
+
+
+def insert_messages(conn: sqlite3.Connection, run_id: str, first: int,
+                    messages: list[Message]) -> None:
+    """The rows of `messages` at positions `first`, `first + 1`, ... of the run."""
     conn.executemany(
         "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, m.id, first + i, m.speaker, m.role, m.text,
           m.timestamp.isoformat() if m.timestamp else None, m.session, m.source_ref)
          for i, m in enumerate(messages)])
-    record = AppendRecord(seq=seq, first_idx=first, count=len(messages),
-                          first_window=first_window, source=source,
-                          content_hash=given_hash, created_at=now_iso())
+
+
+def record_append(conn: sqlite3.Connection, run_id: str, first: int, count: int, *,
+                  source: str, first_window: int, given_hash: str) -> AppendRecord:
+    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM appends WHERE run_id = ?",
+                       (run_id,)).fetchone()[0]
+    record = AppendRecord(seq=seq, first_idx=first, count=count, first_window=first_window,
+                          source=source, content_hash=given_hash, created_at=now_iso())
     conn.execute("INSERT INTO appends VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                  (run_id, record.seq, record.first_idx, record.count, record.first_window,
                   record.source, record.content_hash, record.created_at))
-    conn.execute("UPDATE runs SET content_hash = ?, updated_at = ? WHERE id = ?",
-                 (content_hash(existing + messages), now_iso(), run_id))
     return record
 
 

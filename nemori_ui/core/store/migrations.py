@@ -175,4 +175,23 @@ MIGRATIONS: list[tuple[int, str]] = [
         PRIMARY KEY (run_id, at)
     )
     """),
+    # 7: the Python API as a shared library. A caller's own message ids (`message_keys`), so
+    # that an add retried with the same id stores nothing twice; the scope a run belongs to
+    # (`run_scopes`: one run per user and agent); and messages by position, so that an add
+    # reads the run's last message instead of all of them.
+    (7, """
+    CREATE INDEX messages_by_idx ON messages(run_id, idx);
+    CREATE TABLE message_keys (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        PRIMARY KEY (run_id, key)
+    );
+    CREATE TABLE run_scopes (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        UNIQUE (user_id, agent_id)
+    )
+    """),
 ]

@@ -43,16 +43,7 @@ def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Ep
         if claimed != 1:
             raise RunTaken(f"run {run_id} is being run by another process, which saved window "
                            f"{window + 1} first; this process stopped without writing it")
-        conn.executemany(
-            "INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run_id, e.id, e.window, e.cue, e.narrative, json.dumps(e.message_ids), e.status,
-              e.superseded_by, json.dumps(e.supersedes), _ts(e.start), _ts(e.end),
-              _blob(e.embedding)) for e in episodes])
-        conn.executemany(
-            "INSERT OR REPLACE INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run_id, m.id, m.window, m.text, m.status, m.superseded_by, json.dumps(m.supersedes),
-              m.origin, json.dumps(m.source_episode_ids), json.dumps(m.source_message_ids),
-              _blob(m.embedding)) for m in memories])
+        write_items(conn, run_id, episodes, memories)
         conn.executemany(
             "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, ev.seq, ev.window, ev.stage, json.dumps(ev.payload.stored()),
@@ -61,6 +52,30 @@ def save_window(store: Store, run_id: str, window: int, *, episodes: Iterable[Ep
         conn.executemany(
             "INSERT OR REPLACE INTO llm_calls VALUES (?, ?, ?, ?, ?)",
             [(run_id, c.id, window, c.prompt_name, c.model_dump_json()) for c in calls])
+
+
+def write_items(conn, run_id: str, episodes: Iterable[Episode],
+                memories: Iterable[SemanticMemory]) -> None:
+    """Within the caller's transaction: the rows of these episodes and memories, as they are."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, e.id, e.window, e.cue, e.narrative, json.dumps(e.message_ids), e.status,
+          e.superseded_by, json.dumps(e.supersedes), _ts(e.start), _ts(e.end),
+          _blob(e.embedding)) for e in episodes])
+    conn.executemany(
+        "INSERT OR REPLACE INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, m.id, m.window, m.text, m.status, m.superseded_by, json.dumps(m.supersedes),
+          m.origin, json.dumps(m.source_episode_ids), json.dumps(m.source_message_ids),
+          _blob(m.embedding)) for m in memories])
+
+
+def save_edits(store: Store, run_id: str, *, episodes: Iterable[Episode] = (),
+               memories: Iterable[SemanticMemory] = ()) -> None:
+    """Episodes and memories changed outside a window (an update or delete through the API);
+    the run's progress is untouched."""
+    with store.tx() as conn:
+        write_items(conn, run_id, episodes, memories)
+        conn.execute("UPDATE runs SET updated_at = ? WHERE id = ?", (now_iso(), run_id))
 
 
 def save_calls(store: Store, run_id: str, window: int, calls: Iterable[LLMCallRecord]) -> None:
