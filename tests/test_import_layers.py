@@ -17,7 +17,7 @@ PACKAGE = ROOT / "nemori_ui"
 # The core's modules and packages from the bottom up: a module may import its own layer and
 # those below it. Anything not under nemori_ui.core (the UI, the command line) is on top.
 LAYERS = (
-    ("errors", "config", "models", "stage_events", "csv_cells", "progress"),
+    ("errors", "config", "models", "stage_events", "csv_cells", "progress", "window_spans"),
     ("store", "transcripts"),
     ("llm", "embed", "vectors"),
     ("pipeline", "episode_lines", "offline", "prompts"),
@@ -26,7 +26,10 @@ LAYERS = (
     ("views", "eval"),
     ("tuning",),
     ("scale",),                     # evaluation and sweep take an executor, never import Ray
-    ("job_tasks", "live", "live_view", "memory_api"),
+    ("job_tasks", "live", "live_view", "run_lock"),
+    # the Python API, over everything else
+    ("memory_api", "memory_async", "memory_edits", "memory_input", "memory_items",
+     "memory_lines", "memory_live", "memory_models", "memory_search", "memory_worker"),
 )
 TOP = len(LAYERS)
 

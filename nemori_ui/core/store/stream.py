@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from ..errors import InputError
 from ..models import Message
-from ..pipeline.windows import window_spans
+from ..window_spans import window_spans
 from .appends import insert_messages, record_append
 from .db import now_iso
 from .runs import content_hash
