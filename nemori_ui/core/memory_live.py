@@ -16,9 +16,9 @@ from typing import Callable
 
 from .config import PipelineConfig
 from .errors import RunTaken
-from .llm.sink import RUN, call_context
+from .llm.sink import call_context
 from .memory_lines import LiveLines
-from .models import Message
+from .models import RUN_KIND, Message
 from .pipeline.runner import Clients, Progress, _process_window
 from .pipeline.state import MemoryState
 from .pipeline.windows import pending_count, window_spans
@@ -179,7 +179,7 @@ class LiveRun:
             state = self.state
             before = len(state.episodes)
             try:
-                with call_context(RUN, run_id=self.run_id, window=w):
+                with call_context(RUN_KIND, run_id=self.run_id, window=w):
                     _process_window(self.store, self.run_id, w, window, self.by_id, state,
                                     self.clients, self.config, self._reporter(w))
             except BaseException:
