@@ -5,6 +5,7 @@ import streamlit as st
 
 from nemori_ui.ui.knowledge_widgets import decision_section, history_section, memory_section
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.mark_widgets import marks_section
 
 TABS = ["Memories", "Decisions"]
 
@@ -28,3 +29,4 @@ with memories_tab:
     history_section(data)
 with decisions_tab:
     decision_section(data)
+    marks_section(data.run_id)

@@ -8,6 +8,7 @@ from nemori_ui.core.views.partitions import (boundaries, cuts_table, message_fra
 from nemori_ui.ui.append_form import mark_appends, stored_markers
 from nemori_ui.ui.episodic_charts import ribbon_figure
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.mark_widgets import mark_control
 from nemori_ui.ui.readable import readable_gaps, without_constant
 
 data = page_setup("Partitions")
@@ -82,5 +83,8 @@ if chosen:
     episode = data.episode_by_id[chosen]
     if episode.status != "active":
         st.caption(f"{chosen} was merged into {episode.superseded_by}.")
+    cut = next((e for e in data.stage("partition") if e.window == episode.window), None)
+    if cut is not None:
+        mark_control(data.run_id, cut.seq, f"partition of window {episode.window + 1}")
     st.dataframe(episode_messages(data, chosen)[["time", "speaker", "text", "message"]],
                  hide_index=True)

@@ -12,6 +12,7 @@ from nemori_ui.ui.episodic_charts import (clicked_episode, evoked_figure, insigh
                                           legend_html, prediction_html, raw_html, show_html,
                                           similarity_histogram, surprise_figure)
 from nemori_ui.ui.layout import page_setup
+from nemori_ui.ui.mark_widgets import mark_control
 from nemori_ui.ui.safe import md_escape
 
 data = page_setup("Prediction error")
@@ -83,6 +84,9 @@ c[3].metric("Surprise", f"{row['surprise']:.2f}", help=SURPRISE_DEFINITION)
 c[4].metric("Memories evoked", f"{seen['passed']} of {len(seen['frame'])}" if seen else "–",
             help="memories above τ, of the top K_s the cue looked at")
 st.caption(md_escape(f"{chosen} · {row['span']} · window {row['window']}"))
+distilled = next((e for e in data.stage("distill") if e.payload.episode_id == chosen), None)
+if distilled is not None:
+    mark_control(data.run_id, distilled.seq, "distillation")
 if comp["fallback"]:
     st.warning(f"Distillation fell back: {md_escape(str(comp['fallback']))}")
 

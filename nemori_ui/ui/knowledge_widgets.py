@@ -8,6 +8,7 @@ import streamlit as st
 
 from ..core.views import knowledge as views
 from ..core.views.run_data import RunData
+from .mark_widgets import mark_control
 from .safe import md_escape
 
 ACTION_HELP = {"new": "stored as a new memory", "merge": "merged into existing memories",
@@ -74,6 +75,7 @@ def decision_section(data: RunData) -> None:
 
 def decision_detail(data: RunData, seq: int) -> None:
     d = views.decision(data, seq)
+    mark_control(data.run_id, seq, "decision")
     with st.container(border=True):
         st.markdown(f"**Decision #{d['seq']}**, window {d['window']}, episode "
                     f"{md_escape(d['episode_id'] or '')}: **{md_escape(d['action'] or '')}** "

@@ -194,4 +194,17 @@ MIGRATIONS: list[tuple[int, str]] = [
         UNIQUE (user_id, agent_id)
     )
     """),
+    # 8: a reader's marks on a run's decisions (an event, by its seq): right or wrong, with
+    # the decision the reader says is right, so users build check sets of their own
+    (8, """
+    CREATE TABLE marks (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        stage TEXT NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('right', 'wrong')),
+        correction TEXT NOT NULL DEFAULT '',
+        marked_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    )
+    """),
 ]
