@@ -4,17 +4,14 @@ the reasoning in its own field, and scores only the answer."""
 
 from __future__ import annotations
 
-import pytest
-
 from nemori_ui.core.eval import results, tables
 from nemori_ui.core.eval.harness import EvalOptions
 from nemori_ui.core.llm import LLMGateway, OpenAIChatBackend
 from nemori_ui.core.llm.schema import FreeText
 from nemori_ui.core.prompts import answer
-from nemori_ui.core.store import open_store
 from tests.llm_responder import prompt_of, respond
 from tests.openai_server import ServerReply
-from tests.test_eval_llm import CONFIG, FIXTURES, run_eval
+from tests.test_eval_llm import CONFIG, FIXTURES, run_eval, store  # noqa: F401 (a fixture)
 
 REASONED = "The memory of 8 May 2023 says Ana adopted one. Answer: a puppy"
 
@@ -29,13 +26,6 @@ def replying(body: dict):
     if name == "judge":
         return {"reason": "same thing", "label": "CORRECT"}
     return respond(body)
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "home")
-    yield s
-    s.close()
 
 
 def _answers(store, run) -> dict[str, str]:

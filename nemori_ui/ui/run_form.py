@@ -103,24 +103,21 @@ def settings() -> PipelineConfig:
     management = c[3].selectbox("Management", ["native", "naive", "summary"],
                                 index=["native", "naive", "summary"].index(saved.management))
     c = st.columns(3)
-    ways = ["gated", "always", "off"]
-    consolidation = c[0].selectbox(
-        "Consolidation", ways, index=ways.index(saved.consolidation),
-        help="gated: a consolidation call only for an insight with a stored memory above the "
-             "embedder's gate (the rest are new, no call); always: a call for every insight; "
-             "off: every statement stored, no call (the v1 code)")
-    orders = ["sequential", "window"]
-    semantic_order = c[1].selectbox(
-        "Semantic order", orders, index=orders.index(saved.semantic_order),
-        help="sequential: each episode predicted from the store with what the window's earlier "
-             "episodes taught; window: a window's episodes all predicted from the store as it "
-             "was before the window, in parallel (the v1 code)")
-    starts = ["prediction", "narrative"]
-    cold = c[2].selectbox(
-        "Cold start", starts, index=starts.index(saved.cold_start),
-        help="with nothing stored yet: prediction distils the raw episode against an empty "
-             "prediction (the paper); narrative distils the episode's title and narrative "
-             "directly (the v1 code). A model's choice: the offline engine reads the messages")
+    consolidation = _choice(
+        c[0], "Consolidation", ["gated", "always", "off"], saved.consolidation,
+        "gated: a consolidation call only for an insight with a stored memory above the "
+        "embedder's gate (the rest are new, no call); always: a call for every insight; "
+        "off: every statement stored, no call (the v1 code)")
+    semantic_order = _choice(
+        c[1], "Semantic order", ["sequential", "window"], saved.semantic_order,
+        "sequential: each episode predicted from the store with what the window's earlier "
+        "episodes taught; window: a window's episodes all predicted from the store as it "
+        "was before the window, in parallel (the v1 code)")
+    cold = _choice(
+        c[2], "Cold start", ["prediction", "narrative"], saved.cold_start,
+        "with nothing stored yet: prediction distils the raw episode against an empty "
+        "prediction (the paper); narrative distils the episode's title and narrative "
+        "directly (the v1 code). A model's choice: the offline engine reads the messages")
     # the URL's user:password (if any) is used for the connection, never stored
     st.session_state.base_url_raw = base_url
     config = PipelineConfig(backend=backend, model=model, base_url=strip_url_credentials(base_url),
@@ -130,6 +127,10 @@ def settings() -> PipelineConfig:
                             cold_start=cold, **calls)
     st.session_state.config = config.model_dump()
     return config
+
+
+def _choice(where, label: str, options: list[str], current: str, help: str) -> str:
+    return where.selectbox(label, options, index=options.index(current), help=help)
 
 
 PRESET_HELP = ("paper: each prompt written to the official implementation's intent, rules and "
