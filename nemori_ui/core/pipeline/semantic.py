@@ -87,7 +87,7 @@ def anticipate_and_distill(c: StageClients, episode: Episode,
         result = decider.distill(messages, prediction)
     log.emit(DistillPayload(episode_id=episode.id, mode="prediction-error",
                             prediction=prediction, cold_start=not evoked,
-                            read="narrative" if narrated else "messages",
+                            **({"read": "narrative"} if narrated else {}),
                             insights=result.insights, covered=result.covered, lines=result.lines,
                             raw_messages=len(messages), fallback=result.fallback),
              episode_ids=[episode.id], message_ids=episode.message_ids, call_ids=result.call_ids)
