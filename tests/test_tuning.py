@@ -161,3 +161,16 @@ def test_sweep_and_compare_commands(tmp_path):
     assert set(result["config_changes"]) == {"tau", "window"} and not result["identical"]
     bad = cli("sweep", str(SAMPLE), "--tau", "x")
     assert bad.returncode == 2 and "--tau" in bad.stderr
+
+
+def test_the_demo_headline_says_why_memories_barely_differ():
+    from nemori_ui.core.views.demo_story import demo_headline
+    demo = {"nemori": {"insights": 42, "memories": 38, "tokens": 526},
+            "nemori_s": {"insights": 59, "memories": 40, "tokens": 549}}
+    ours = {"decisions": 42, "new": 38, "merge": 3, "already known": 1, "conflict": 1}
+    theirs = {"decisions": 59, "new": 40, "merge": 18, "already known": 16, "conflict": 1}
+    head = demo_headline(demo, ours, theirs)
+    assert head["title"] == "Prediction kept 17 repeated fact(s) out of consolidation"
+    assert (head["fewer_decisions"], head["fewer_memories"]) == (17, 2)
+    assert "merged 18 of them into memories it already held, 16 changing nothing" in head["why"]
+    assert "only 2 memories more (40 against 38)" in head["why"]
