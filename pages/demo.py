@@ -66,11 +66,11 @@ if not skipped.empty:
 st.dataframe(skipped, hide_index=True)
 if not skipped.empty:
     fact_col = "fact, as said again"
-    c1, c2 = st.columns([5, 2], vertical_alignment="bottom")
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     pick = c1.selectbox("Skipped fact", range(len(skipped)), key="demo_fact",
                         format_func=lambda i: f"{skipped.iloc[i][fact_col][:100]} · "
                                               f"{skipped.iloc[i]['episode']}")
-    if c2.button("Show its episode on the Prediction error page", key="demo_open"):
+    if c2.button("Open its episode on Prediction error", key="demo_open", width="stretch"):
         st.session_state.run_id = pair[0]
         st.session_state.pe_open = (pair[0], str(skipped.iloc[pick]["episode"]))
         st.switch_page("pages/prediction_error.py")

@@ -75,7 +75,7 @@ def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:
     # a narrow column: the legend under the chart, out of the τ labels' way
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", y=-0.3, x=0),
-                      xaxis_title="similarity of an episode to a memory it looked at")
+                      xaxis_title="similarity to a looked-at memory")
     return fig
 
 
