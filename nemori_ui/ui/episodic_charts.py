@@ -167,9 +167,9 @@ def similarity_histogram(frame: pd.DataFrame, tau: float) -> go.Figure:
         part = frame[[w == name for w in why]]
         if name == CONTINUED and part.empty:
             continue
-        colour, shape = EVOCATION_STYLE[name]
+        colour = EVOCATION_STYLE[name][0]     # solid: a hatched legend swatch drew empty
         fig.add_trace(go.Histogram(x=part["score"], xbins=dict(start=-0.2, end=1.0, size=0.02),
-                                   marker=dict(color=colour, pattern=dict(shape=shape, fgcolor="white")),
+                                   marker=dict(color=colour),
                                    name=name if name != CONTINUED else "below τ, continued"))
     fig.add_vline(x=tau, line=dict(color="#c92a2a", width=2, dash="dash"),
                   annotation_text=f"τ = {tau:.2f}", annotation_position="top",
