@@ -186,8 +186,9 @@ def run_form() -> None:
     same = finished_run(get_store(), transcript.conversation(conv_id), source, config)
     if same is not None:
         offer_existing(same)
-    if st.button("Run" if same is None else "Run it again anyway", type="primary",
-                 key="run_button"):
+    # once a stored run is offered, opening it is the main action, building again the other
+    if st.button("Run" if same is None else "Run it again anyway",
+                 type="primary" if same is None else "secondary", key="run_button"):
         execute(transcript, conv_id, source, config)
 
 
