@@ -7,6 +7,7 @@ import streamlit as st
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.llm.redact import strip_url_credentials
 from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.views.wording import ask_placeholder
 from nemori_ui.core.projection import pca_project, point_vectors, points_frame
 from nemori_ui.core.episode_lines import attach_lines
 from nemori_ui.core.retrieval import answer_question
@@ -104,7 +105,8 @@ st.caption(f"Answered by {md_escape(engine)}, the run's configured backend. Retr
            f"k = {config.k} narratives, m = {config.m} memories, raw messages of r = "
            f"{config.r} episodes.")
 question = st.text_input("Question", key="ask_question",
-                         placeholder="e.g. What does Maya drink in the morning?")
+                         placeholder=ask_placeholder(
+                             list(dict.fromkeys(m.speaker for m in data.messages))))
 a1, a2, a3 = st.columns(3)
 ablation = {"episodic": a1.checkbox("Narratives", True, key="ask_episodic"),
             "semantic": a2.checkbox("Semantic memories", True, key="ask_semantic"),

@@ -6,6 +6,7 @@ import streamlit as st
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.tuning.demo import prediction_demo
+from nemori_ui.core.views.demo_story import consolidation_outcomes, demo_headline
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.jobs import registry
 from nemori_ui.ui.state import current_run, get_store, list_runs, run_data
@@ -40,14 +41,21 @@ known = {r.id: r for r in list_runs()}
 nemori, direct = run_data(known[pair[0]]), run_data(known[pair[1]])
 embedder = build_clients(PipelineConfig(), get_store()).embedder
 demo = prediction_demo(nemori, direct, embedder)
-cols = st.columns(2)
-for col, key, title in ((cols[0], "nemori", "Nemori (predicts first)"),
-                        (cols[1], "nemori_s", "Nemori-s (no prediction)")):
-    figures = demo[key]
-    col.subheader(title)
-    col.metric("Insights distilled", figures["insights"])
-    col.metric("Memories stored", figures["memories"])
-    col.metric("Tokens stored", figures["tokens"])
+ours, theirs = consolidation_outcomes(nemori), consolidation_outcomes(direct)
+head = demo_headline(demo, ours, theirs)
+st.subheader(head["title"])
+figures = [("Insights distilled", "insights", head["fewer_insights"]),
+           ("Consolidation decisions", None, head["fewer_decisions"]),
+           ("Memories stored", "memories", head["fewer_memories"]),
+           ("Tokens stored", "tokens", head["fewer_tokens"])]
+cols = st.columns(len(figures))
+for col, (label, key, fewer) in zip(cols, figures):
+    value = demo["nemori"][key] if key else ours["decisions"]
+    other = demo["nemori_s"][key] if key else theirs["decisions"]
+    # the delta reads against Nemori-s: fewer is the saving, shown green
+    col.metric(f"{label}, Nemori", value, delta=f"{-fewer:+d} against Nemori-s ({other})",
+               delta_color="inverse")
+st.info(head["why"])
 
 st.subheader("Repeated facts Nemori skipped because it predicted them")
 skipped = pd.DataFrame(demo["skipped_as_predicted"])
@@ -58,11 +66,11 @@ if not skipped.empty:
 st.dataframe(skipped, hide_index=True)
 if not skipped.empty:
     fact_col = "fact, as said again"
-    c1, c2 = st.columns([5, 2], vertical_alignment="bottom")
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     pick = c1.selectbox("Skipped fact", range(len(skipped)), key="demo_fact",
                         format_func=lambda i: f"{skipped.iloc[i][fact_col][:100]} · "
                                               f"{skipped.iloc[i]['episode']}")
-    if c2.button("Show its episode on the Prediction error page", key="demo_open"):
+    if c2.button("Open its episode on Prediction error", key="demo_open", width="stretch"):
         st.session_state.run_id = pair[0]
         st.session_state.pe_open = (pair[0], str(skipped.iloc[pick]["episode"]))
         st.switch_page("pages/prediction_error.py")

@@ -4,16 +4,13 @@ import streamlit as st
 
 from nemori_ui.ui.jobs import registry
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.live_controls import (choose_memory, flush_button, live_data, open_feed,
-                                        script_box, type_box)
-from nemori_ui.ui.live_widgets import live_panel
+from nemori_ui.ui.live_controls import (choose_memory, live_data, open_feed, script_box,
+                                        type_box)
+from nemori_ui.ui.live_widgets import compact_top, live_panel
 from nemori_ui.ui.state import current_run
 
 data = page_setup("Live", needs_run=False, run_notes=False)
-st.caption("Type messages as either speaker, or step through a transcript, or play it: the "
-           "buffer fills toward w, the window closes, and each stage's decisions appear as "
-           "they are made. The feed runs in the server: leave the page and come back, and it "
-           "has gone on.")
+compact_top()
 info = choose_memory(current_run())
 if info is None or data is None:
     st.stop()
@@ -25,11 +22,9 @@ if busy is not None and busy.alive and busy.kind != "live":
     live_panel(info.id)
     st.stop()
 feed = open_feed(info)
-left, right = st.columns(2)
-with left:
-    type_box(data, feed)
-with right:
-    script_box(info, feed)
-flush_button(feed)
-st.divider()
+script_box(info, feed)
+type_box(data, feed)
 live_panel(info.id)
+st.caption("Step through a transcript, play it, or type messages: the buffer fills toward w, "
+           "the window closes, and each stage's decisions appear as they are made. The feed "
+           "runs in the server: leave the page and come back, and it has gone on.")

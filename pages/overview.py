@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from nemori_ui.core.views.wording import plural
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import current_run, health as run_health, summary as run_figures
 
@@ -45,7 +46,7 @@ if data is not None:
     else:   # the offline engine makes no call: a counter of zeros says nothing
         cols[5].metric("LLM calls", "none", help="decided without an LLM")
     d = summary["decisions"]
-    st.caption(f"Consolidation: {d['new']} new · {d['merge']} merged · {d['conflict']} conflicts")
+    st.caption(f"Consolidation: {d['new']} new · {d['merge']} merged · {plural(d['conflict'], 'conflict')}")
     soundness = run_health(current_run())
     if soundness.degraded:
         st.warning(f"{soundness.describe()}: see Calls and cost.")

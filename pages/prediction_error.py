@@ -4,7 +4,8 @@ import streamlit as st
 
 from nemori_ui.core.views.episodes import episode_label
 from nemori_ui.core.views.prediction import (PREDICTED, SURPRISE_DEFINITION, admitted,
-                                             comparison, evoked, line_decisions,
+                                             comparison, evoked, evoked_caption,
+                                             line_decisions,
                                              looked_similarities, most_predicted,
                                              most_surprising,
                                              surprise_table)
@@ -65,7 +66,8 @@ if not direct and not looked.empty and data.info.config.management == "native":
         st.plotly_chart(similarity_histogram(looked, tau), key=f"pe_hist_{run}",
                         config={"displayModeBar": False})
         st.caption(f"Every similarity between an episode and the top K_s memories it looked at: "
-                   f"{seen_all['passing']} of {seen_all['pairs']} pairs pass τ. τ depends on the "
+                   f"{seen_all['passing']} of {seen_all['pairs']} pairs pass τ (above it, or "
+                   "learnt from the episode the looking one continues). τ depends on the "
                    "embedder (MiniLM's is calibrated on LoCoMo questions; see the README); the "
                    "Tuning page shows what another τ would change.")
 
@@ -82,7 +84,8 @@ c[2].metric("Predicted, not stored", int(row["covered"]) if comp["statements_che
             help="raw statements the prediction already held; reported by the offline engine")
 c[3].metric("Surprise", f"{row['surprise']:.2f}", help=SURPRISE_DEFINITION)
 c[4].metric("Memories evoked", f"{seen['passed']} of {len(seen['frame'])}" if seen else "–",
-            help="memories above τ, of the top K_s the cue looked at")
+            help="memories above τ or learnt from the episode this one continues, of the top "
+                 "K_s the cue looked at")
 st.caption(md_escape(f"{chosen} · {row['span']} · window {row['window']}"))
 distilled = next((e for e in data.stage("distill") if e.payload.episode_id == chosen), None)
 if distilled is not None:
@@ -104,8 +107,7 @@ if seen is not None:
                     "in it is new.")
         st.plotly_chart(evoked_figure(seen["frame"], seen["tau"], management == "native"),
                         key=f"pe_evoked_{run}_{chosen}", config={"displayModeBar": False})
-        notes = {"native": f"Green: similarity above τ = {seen['tau']:.2f}, used for the "
-                           "prediction; grey: looked at, below τ, ignored.",
+        notes = {"native": evoked_caption(seen["frame"], seen["tau"]),
                  "naive": "Naive RAG management: the top K_s memories are used without τ.",
                  "summary": "Flat-summary management: the whole running summary is evoked."}
         st.caption(notes.get(management, ""))

@@ -10,9 +10,9 @@ from nemori_ui.ui.run_form import run_form
 from nemori_ui.ui.saved_runs import saved_runs
 
 page_setup("Run", needs_run=False, run_notes=False)
-jobs_panel()
-run_form()
-follow_area()
-st.divider()
-continue_memory()
-saved_runs()
+# one container per part: while the page reruns, the last run's elements stay on screen until
+# replaced, and without these a part that grew or shrank moved the next part's leftovers into
+# it (a Rename button among the settings)
+for part in (jobs_panel, run_form, follow_area, st.divider, continue_memory, saved_runs):
+    with st.container():
+        part()

@@ -87,6 +87,10 @@ with whatif:
         st.metric("Episodes whose prediction changes", len(changed))
         every = st.checkbox("Every episode (also those that stay the same or are downstream)",
                             key="whatif_every")
+    with right:
+        whatif_histogram(data, tau)
+    # the table across the page: in a column its evoked counts were scrolled out of sight
+    with st.container():
         listed = rows if every else changed
         if not listed:
             st.caption("No episode would evoke other memories at this τ: move the slider, or "
@@ -103,6 +107,4 @@ with whatif:
                                                "lost"]),
                          hide_index=True, column_config={"title": st.column_config.TextColumn(
                              width="medium")})
-    with right:
-        whatif_histogram(data, tau)
     whatif_rerun(data, conv, tau, first_changed_window(rows))

@@ -103,7 +103,7 @@ def test_what_if_tau_and_timeline_and_compare(demo_app):
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     lines = [sh["x0"] for fig in charts for sh in fig["layout"].get("shapes", [])
              if fig["layout"].get("xaxis", {}).get("title", {}).get("text", "").startswith(
-                 "similarity of an episode")]
+                 "similarity to a looked-at memory")]
     assert sorted(lines) == sorted([0.55, nemori.config.tau]), "the new τ and the run's τ"
     assert at.button(key="whatif_rerun")
     at.switch_page("pages/timeline.py").run()

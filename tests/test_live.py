@@ -251,3 +251,14 @@ def test_loading_a_script_again_after_a_restart_goes_on_where_it_stopped(feed, d
     assert stored == [(m.speaker, m.text) for m in demo_messages[:15]]
     assert {m.session for m in load_run_data(feed.store, feed.run_id).messages} == \
         {m.session for m in demo_messages[:15]}
+
+
+def test_a_typed_message_follows_a_script_dated_elsewhere():
+    from datetime import datetime, timedelta
+    from nemori_ui.core.live import typed_time
+    now = datetime(2026, 12, 2, 10, 0)
+    assert typed_time(None, now) == now
+    assert typed_time(now - timedelta(hours=2), now) == now            # a conversation going on
+    script = datetime(2024, 10, 19, 18, 30)
+    assert typed_time(script, now) == script + timedelta(minutes=1)   # right after the script
+    assert typed_time(now + timedelta(days=3), now) == now + timedelta(days=3, minutes=1)

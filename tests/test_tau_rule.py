@@ -30,3 +30,14 @@ def test_the_view_and_what_if_count_what_the_run_let_through(tmp_path):
     assert {row["changes"] for row in what_if_tau(data, tau)} == {"same"}
     kept = {i for row in what_if_tau(data, 1.0) for i in row["evoked_then"]}
     assert kept == set(frame[frame["continued"]]["memory"]) != set()
+
+
+def test_the_evoked_legend_counts_each_reason_once():
+    frame = pd.DataFrame({"score": [0.8, 0.45, 0.3, 0.57], "continued": [False, True, False, False]})
+    assert pr.evocation(0.8, False, 0.57) == pr.ABOVE_TAU
+    assert pr.evocation(0.45, True, 0.57) == pr.CONTINUED
+    assert pr.evocation(0.57, False, 0.57) == pr.BELOW_TAU     # τ itself does not pass
+    assert pr.evoked_counts(frame, 0.57) == {pr.ABOVE_TAU: 1, pr.CONTINUED: 1, pr.BELOW_TAU: 2}
+    caption = pr.evoked_caption(frame, 0.57)
+    assert caption.startswith("2 of 4 evoked") and "(1); hatched" in caption
+    assert "hatched" not in pr.evoked_caption(frame.assign(continued=False), 0.57)

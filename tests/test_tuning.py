@@ -158,3 +158,34 @@ def test_sweep_and_compare_commands(tmp_path):
     assert set(result["config_changes"]) == {"tau", "window"} and not result["identical"]
     bad = cli("sweep", str(SAMPLE), "--tau", "x")
     assert bad.returncode == 2 and "--tau" in bad.stderr
+
+
+def test_the_demo_headline_says_why_memories_barely_differ():
+    from nemori_ui.core.views.demo_story import demo_headline
+    demo = {"nemori": {"insights": 42, "memories": 38, "tokens": 526},
+            "nemori_s": {"insights": 59, "memories": 40, "tokens": 549}}
+    ours = {"decisions": 42, "new": 38, "merge": 3, "already known": 1, "conflict": 1}
+    theirs = {"decisions": 59, "new": 40, "merge": 18, "already known": 16, "conflict": 1}
+    head = demo_headline(demo, ours, theirs)
+    assert head["title"] == "Prediction kept 17 repeated fact(s) out of consolidation"
+    assert (head["fewer_decisions"], head["fewer_memories"]) == (17, 2)
+    assert "merged 18 of them into memories it already held, 16 changing nothing" in head["why"]
+    assert "only 2 memories more (40 against 38)" in head["why"]
+
+
+def test_a_sweep_point_already_stored_is_found(tmp_path):
+    from nemori_ui.core.config import PipelineConfig
+    from nemori_ui.core.store import open_store
+    from nemori_ui.core.transcripts import parse_transcript
+    from nemori_ui.core.views.existing_runs import split_points
+    from nemori_ui.ui.run_form import SAMPLE
+    from tests.browser_runs import stored_run
+    run_id = stored_run(tmp_path)
+    conv = parse_transcript(SAMPLE.read_bytes(), source=SAMPLE.name).conversations[0]
+    store = open_store(tmp_path)
+    todo, stored = split_points(store, conv, SAMPLE.name,
+                                [PipelineConfig(tau=0.57), PipelineConfig(tau=0.65)])
+    assert stored == {0: run_id} and [c.tau for c in todo] == [0.65]
+    other = conv.model_copy(update={"messages": conv.messages[:-1]})
+    assert split_points(store, other, SAMPLE.name, [PipelineConfig()])[1] == {}
+    store.close()

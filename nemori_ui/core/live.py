@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
@@ -50,6 +50,18 @@ def keeps_buffer(fmt: str) -> bool:
     """Whether resuming a run of this format leaves its partial window pending (a run fed
     by the Python API or the Live page) rather than closing it, as the end of a `run` does."""
     return fmt in FED
+
+
+LIVE_GAP_S = 24 * 3600   # a last message older than this is a script's clock, not the present
+
+
+def typed_time(last: datetime | None, now: datetime) -> datetime:
+    """When a typed message is dated: now in a conversation going on now; right after the
+    last message when that one came from a transcript dated elsewhere (a 2024 script), so a
+    message typed after it does not jump to today."""
+    if last is None or timedelta(0) <= now - last <= timedelta(seconds=LIVE_GAP_S):
+        return now
+    return last + timedelta(minutes=1)
 
 
 def typed_message(speaker: str, text: str, *, when: datetime | None = None) -> Message:

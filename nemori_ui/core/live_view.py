@@ -78,6 +78,27 @@ def window_story(data: RunData, window: int) -> list[dict]:
     return story
 
 
+def window_moments(data: RunData) -> dict[int, list[str]]:
+    """What each processed window (1-based) is worth showing for: statements its prediction
+    already held ("predicted, not stored") and conflicts it resolved, oldest first."""
+    log = windows_log(data)
+    moments: dict[int, list[str]] = {}
+    for row in log.sort_values("window").itertuples(index=False):
+        found = []
+        if row[log.columns.get_loc("predicted, not stored")]:
+            found.append("predicted, not stored")
+        if row.conflict:
+            found.append("conflict")
+        moments[int(row.window)] = found
+    return moments
+
+
+def last_typed_time(data: RunData):
+    """The newest message's time, which a message typed next follows."""
+    times = [m.timestamp for m in data.messages if m.timestamp is not None]
+    return max(times) if times else None
+
+
 def predicted_not_stored(data: RunData) -> int:
     """Raw statements over the whole run that a prediction already held."""
     table = surprise_table(data)

@@ -15,13 +15,17 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ..core.stage_events import EpisodeText
-from ..core.views.prediction import LEARNT, PLAIN, PREDICTED
+from ..core.views.prediction import (ABOVE_TAU, BELOW_TAU, CONTINUED, LEARNT, PLAIN,
+                                     PREDICTED, evocation)
 from .safe import html_text
 
 # saturated colours first: neighbouring episodes must stay distinct from each other and from grey
 PALETTE = tuple(px.colors.qualitative.Plotly + px.colors.qualitative.Dark24)
 PENDING = "#d0d4da"
-PASSED, NOT_PASSED = "#2b8a3e", "#adb5bd"
+PASSED, NOT_PASSED, CONTINUED_COLOUR = "#2b8a3e", "#adb5bd", "#0b7285"
+# colour and hatching by why a memory was evoked: the Prediction error caption names them
+EVOCATION_STYLE = MappingProxyType({ABOVE_TAU: (PASSED, ""), CONTINUED: (CONTINUED_COLOUR, "/"),
+                                    BELOW_TAU: (NOT_PASSED, "")})
 STYLE = MappingProxyType({  # status -> (background, border, text colour) of a raw message
     LEARNT: ("#fff3bf", "#f59f00", "#212529"),
     PREDICTED: ("#f1f3f5", "#adb5bd", "#868e96"),
@@ -134,11 +138,15 @@ def evoked_figure(frame: pd.DataFrame, tau: float, tau_applies: bool) -> go.Figu
     """Every memory the cue looked at, by similarity, with τ as the line to pass."""
     rows = frame.iloc[::-1]
     labels = [f"{m} · {hover(t, 48)}" for m, t in zip(rows["memory"], rows["text"])]
+    if tau_applies:
+        why = [evocation(float(s), bool(c), tau) for s, c in zip(rows["score"], rows["continued"])]
+    else:   # naive RAG and the flat summary use what they looked at
+        why = [ABOVE_TAU if p else BELOW_TAU for p in rows["passed"]]
     fig = go.Figure(go.Bar(
         x=rows["score"], y=labels, orientation="h",
-        marker_color=[PASSED if p else NOT_PASSED for p in rows["passed"]],
-        customdata=[[hover(t, 300), "passed" if p else "below τ"]
-                    for t, p in zip(rows["text"], rows["passed"])],
+        marker=dict(color=[EVOCATION_STYLE[w][0] for w in why],
+                    pattern=dict(shape=[EVOCATION_STYLE[w][1] for w in why], fgcolor="white")),
+        customdata=[[hover(t, 300), w] for t, w in zip(rows["text"], why)],
         hovertemplate="%{x:.3f} · %{customdata[1]}<br>%{customdata[0]}<extra></extra>"))
     if tau_applies:
         fig.add_vline(x=tau, line=dict(color="#c92a2a", width=2, dash="dash"),
@@ -154,10 +162,15 @@ def evoked_figure(frame: pd.DataFrame, tau: float, tau_applies: bool) -> go.Figu
 def similarity_histogram(frame: pd.DataFrame, tau: float) -> go.Figure:
     """The similarities evocation looked at, in bins, with τ as the line they must pass."""
     fig = go.Figure()
-    for passed, colour, name in ((False, NOT_PASSED, "below τ"), (True, PASSED, "above τ")):
-        part = frame[(frame["score"] > tau) == passed]
+    why = [evocation(float(s), bool(c), tau) for s, c in zip(frame["score"], frame["continued"])]
+    for name in (BELOW_TAU, CONTINUED, ABOVE_TAU):
+        part = frame[[w == name for w in why]]
+        if name == CONTINUED and part.empty:
+            continue
+        colour = EVOCATION_STYLE[name][0]     # solid: a hatched legend swatch drew empty
         fig.add_trace(go.Histogram(x=part["score"], xbins=dict(start=-0.2, end=1.0, size=0.02),
-                                   marker_color=colour, name=name))
+                                   marker=dict(color=colour),
+                                   name=name if name != CONTINUED else "below τ, continued"))
     fig.add_vline(x=tau, line=dict(color="#c92a2a", width=2, dash="dash"),
                   annotation_text=f"τ = {tau:.2f}", annotation_position="top",
                   annotation_font=dict(color="#c92a2a", size=13))

@@ -69,12 +69,16 @@ def eval_form() -> None:
     st.caption(md_escape(f"Answered by {engine}" + ("" if kind == "This run's conversation"
                                                      else " (the Run page's settings)") + "."))
     ids = [c.id for c in transcript.conversations]
-    c1, c2 = st.columns([3, 2])
-    chosen = c1.multiselect("Conversations (none: all)", ids, key="eval_conversations") \
+    # each on its own row: in a column the variant chips scrolled out of sight
+    chosen = st.multiselect("Conversations (none: all)", ids, key="eval_conversations") \
         if len(ids) > 1 else ids
-    variants = c2.multiselect("Variants", list(VARIANTS), default=["nemori"],
+    variants = st.multiselect("Variants", list(VARIANTS), default=["nemori"],
                               key="eval_variants",
-                              format_func=lambda v: f"{v} · {VARIANTS[v].label}")
+                              format_func=lambda v: VARIANTS[v].paper,
+                              help="named as in the paper's Tables 2 and 4")
+    if variants:    # the chips hold the paper's short names; what each is, in full
+        st.caption(md_escape(" · ".join(f"{VARIANTS[v].paper}: {VARIANTS[v].label}"
+                                        for v in variants)))
     c1, c2, c3 = st.columns(3)
     k = c1.number_input("k (retrieved)", 1, 100, int(config.k), key="eval_k")
     limit = c2.number_input("Questions per conversation (0: all)", 0, 10_000, 0,

@@ -167,8 +167,12 @@ def job_row(info: runs.RunInfo) -> None:
     c1, c2, c3 = st.columns([5, 4, 1.4])
     c1.markdown(f"**{md_escape(info.name)}**  \n`{info.id}`")
     if info.status == "running":
-        fraction, text = progress_text(job.progress if job and job.alive else None, info)
-        c2.progress(fraction, text=text)
+        if info.id == st.session_state.get("following"):
+            # one bar per run on the page: this one refreshes less often than the one under
+            # Run, and two bars a few windows apart contradict each other
+            c2.caption("running: its progress is shown under Run below")
+        else:
+            c2.progress(*progress_text(job.progress if job and job.alive else None, info))
         if job is not None and job.alive:
             cancel_button(job, f"cancel_{info.id}", c3)
         elif info.owner == this_process():

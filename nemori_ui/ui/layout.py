@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
@@ -12,6 +14,9 @@ from .safe import md_escape
 from .resume import resume_button
 from .state import current_run, health, init_state, list_runs, run_data
 
+# the tab icon, a file served by the app: a Material or emoji icon is fetched from a font or
+# image server, which fails offline on every page
+ICON = Path(__file__).resolve().parents[1] / "data" / "favicon.png"
 # (file, title, icon, section): the sections group the navigation so every page stays in view;
 # Material icons, which ship with Streamlit (emoji draw as boxes without an emoji font)
 PAGES = [
@@ -151,7 +156,7 @@ def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True) ->
     leave_automatic_navigation()
     # again here, not only in app.py: a page opened by its URL before the router has run
     # would otherwise render narrow, under Streamlit's default title
-    st.set_page_config(page_title=f"{title} · Nemori Inspector", page_icon=":material/psychology:",
+    st.set_page_config(page_title=f"{title} · Nemori Inspector", page_icon=str(ICON),
                        layout="wide")
     init_state()
     sidebar()

@@ -1,16 +1,19 @@
 """The Live page's controls: the memory to feed (a new one, the demo, or the current run),
-typing a message as either speaker, stepping or playing a transcript, and Flush. Each button
+typing a message as either speaker, stepping or playing a transcript, and Flush, in one row. Each button
 acts in a callback, before the page is drawn, so what it did shows at once."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import streamlit as st
 
 from ..core.config import PipelineConfig
 from ..core.errors import InputError
-from ..core.live import DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, typed_message
+from ..core.live import (DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, typed_message,
+                         typed_time)
+from ..core.live_view import last_typed_time
 from ..core.store import runs
 from ..core.transcripts import parse_transcript
 from ..core.views.run_data import RunData, load_run_data
@@ -66,27 +69,29 @@ def load_script(info: runs.RunInfo, raw: bytes, source: str) -> None:
 
 
 def choose_memory(info: runs.RunInfo | None) -> runs.RunInfo | None:
-    """The run to feed: the current one, or a new live memory with the Run page's settings."""
+    """The run to feed: the current one, or a new live memory with the Run page's settings.
+    One line, so the memory's reactions start high on the screen."""
     if st.session_state.pop("live_demo_requested", False):
         open_demo()
         st.rerun()
-    c1, c2, c3 = st.columns([4, 2, 2])
+    c1, c2, c3 = st.columns([6, 2, 2], vertical_alignment="center")
     if info is not None:
-        c1.markdown(f"Feeding **{md_escape(info.name)}** · `{info.id}` · w = "
-                    f"{info.config.window} · τ = {info.config.tau:g} · "
-                    f"{md_escape(info.decider)}  \nPick another run in the sidebar.")
+        c1.caption(f"Feeding **{md_escape(info.name)}** · `{info.id}` · w = "
+                   f"{info.config.window} · τ = {info.config.tau:g} · "
+                   f"{md_escape(info.decider)} (pick another run in the sidebar)")
     else:
         c1.caption("No memory yet: start one, or open the demo.")
-    if c2.button("New live memory", key="live_new", help="An empty run with the Run page's "
-                 "settings (backend, model, w, τ ...)"):
+    if c2.button("New live memory", key="live_new", width="stretch",
+                 help="An empty run with the Run page's settings (backend, model, w, τ ...)"):
         try:
             start_memory(PipelineConfig.model_validate(st.session_state.config))
         except (InputError, ValueError) as exc:
             st.error(md_escape(str(exc)))
             return info
         st.rerun()
-    if c3.button("Open the demo", key="live_demo", type="primary" if info is None else
-                 "secondary", help="A new offline memory (w = 10) with the demo script loaded"):
+    if c3.button("Open the demo", key="live_demo", width="stretch",
+                 type="primary" if info is None else "secondary",
+                 help="A new offline memory (w = 10) with the demo script loaded"):
         open_demo()
         st.rerun()
     return info
@@ -101,42 +106,48 @@ def speakers(data: RunData, feed: LiveFeed) -> list[str]:
 
 def type_box(data: RunData, feed: LiveFeed) -> None:
     """Type a message as either speaker; it is stored at once and processed when its window
-    fills."""
+    fills. Folded away by default: stepping a script is what a presenter does most."""
     names = speakers(data, feed)
-    with st.form("live_type", clear_on_submit=True, border=True):
-        st.markdown("**Type a message**")
-        st.radio("Speaker", names, horizontal=True, key="live_speaker", format_func=md_escape)
-        st.text_input("Message", key="live_text", placeholder="I moved to Lisbon.")
-        st.checkbox("Starts a new session", key="live_new_session")
-        st.form_submit_button("Send", type="primary", on_click=_send, args=(feed,))
     problem = st.session_state.pop("live_problem", None)
-    if problem:
-        st.error(md_escape(problem))
+    with st.expander("Type a message as either speaker", expanded=bool(problem)):
+        with st.form("live_type", clear_on_submit=True, border=False):
+            c = st.columns([2, 5, 2, 1], vertical_alignment="bottom")
+            c[0].radio("Speaker", names, horizontal=True, key="live_speaker",
+                       format_func=md_escape)
+            c[1].text_input("Message", key="live_text", placeholder="I moved house last week.")
+            c[2].checkbox("Starts a new session", key="live_new_session")
+            c[3].form_submit_button("Send", type="primary", on_click=_send,
+                                    args=(feed, last_typed_time(data)))
+        if problem:
+            st.error(md_escape(problem))
 
 
-def _send(feed: LiveFeed) -> None:
+def _send(feed: LiveFeed, last) -> None:
     # a callback runs before the script, so the page drawn next already holds the message
     state = st.session_state
+    now = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
     try:
-        feed.add(typed_message(state.get("live_speaker") or "", state.get("live_text") or ""),
+        feed.add(typed_message(state.get("live_speaker") or "", state.get("live_text") or "",
+                               when=typed_time(last, now)),
                  new_session=bool(state.get("live_new_session")))
     except InputError as exc:
         state.live_problem = str(exc)
 
 
 def script_box(info: runs.RunInfo, feed: LiveFeed) -> None:
-    """Step through a transcript one message at a time, or play it at a chosen speed."""
+    """One row: the transcript, Load, Step, Play or Pause, the speed and Flush. No tooltips
+    on Step and Play: a tooltip over the row hid the speed while a presenter stepped."""
     with st.container(border=True):
-        st.markdown("**Play a transcript**")
-        c1, c2 = st.columns([3, 1])
-        choice = c1.selectbox("Transcript", [*SCRIPTS, "Upload a file"], key="live_script",
-                              label_visibility="collapsed")
+        c = st.columns([3, 1, 1, 1, 3, 1], vertical_alignment="bottom")
+        choice = c[0].selectbox("Transcript to play", [*SCRIPTS, "Upload a file"],
+                                key="live_script")
         upload = None
         if choice == "Upload a file":
             upload = st.file_uploader("Transcript file", key="live_upload",
                                       type=["json", "jsonl", "csv", "txt", "md"])
-        if c2.button("Load", key="live_load", disabled=choice == "Upload a file" and not upload,
-                     help="Play it from its first message; its sessions follow the run's"):
+        if c[1].button("Load", key="live_load", width="stretch",
+                       disabled=choice == "Upload a file" and not upload,
+                       help="Play it from its first message; its sessions follow the run's"):
             try:
                 if upload is not None:
                     load_script(info, upload.getvalue(), upload.name)
@@ -145,26 +156,46 @@ def script_box(info: runs.RunInfo, feed: LiveFeed) -> None:
             except InputError as exc:
                 st.error(f"Cannot read this file. {md_escape(str(exc))}")
         script = feed.script
-        if script is None:
-            st.caption("No transcript loaded.")
-            return
-        st.slider("Seconds per message", 0.2, 5.0, 1.5, 0.1, key="live_speed")
-        c = st.columns(3)
         # callbacks run before the script: the page drawn next shows what they did
-        c[0].button("Step", key="live_step", disabled=script.done or feed.playing,
-                    help="Add the next message now", on_click=feed.step)
+        c[2].button("Step", key="live_step", width="stretch",
+                    disabled=script is None or script.done or feed.playing, on_click=feed.step)
         if feed.playing:
-            c[1].button("Pause", key="live_pause", on_click=feed.pause)
+            c[3].button("Pause", key="live_pause", width="stretch", on_click=feed.pause)
         else:
-            c[1].button("Play", key="live_play", disabled=script.done,
-                        help="Add one message at this speed; it goes on when the page is left",
+            c[3].button("Play", key="live_play", width="stretch",
+                        disabled=script is None or script.done,
                         on_click=lambda: feed.play(st.session_state.live_speed))
+        c[4].slider("Seconds per message", 0.2, 5.0, 1.5, 0.1, key="live_speed")
+        c[5].button("Flush", key="live_flush", width="stretch", on_click=_flush, args=(feed,),
+                    help="Close the partial window in the buffer and process it now, as the "
+                         "official library's flush does")
+        if script is None:
+            st.caption("No transcript loaded: choose one and Load it, or type a message.")
+        elif script.done:
+            played_in_full(info, script.source)
 
 
-def flush_button(feed: LiveFeed) -> None:
-    st.button("Flush", key="live_flush", on_click=_flush, args=(feed,),
-              help="Close the partial window in the buffer and process it now, as the "
-                   "official library's flush does")
+def played_in_full(info: runs.RunInfo, source: str) -> None:
+    """Step and Play are off once a script is in: say why, and offer to play it again."""
+    c1, c2 = st.columns([3, 1], vertical_alignment="center")
+    c1.info(md_escape(f"All of {source} is in this memory: Step and Play have nothing left "
+                      "to add, and loading it again would store every message twice."))
+    c2.button("Replay in a new memory", key="live_replay", width="stretch",
+              on_click=replay, args=(info, source))
+
+
+def replay(info: runs.RunInfo, source: str) -> str:
+    """A new memory with the run's settings and the same transcript loaded from its start."""
+    raw = next((path.read_bytes() for path in SCRIPTS.values() if path.name == source), None)
+    if raw is None:
+        upload = st.session_state.get("live_upload")
+        raw = upload.getvalue() if upload is not None and upload.name == source else None
+    if raw is None:
+        st.session_state.live_problem = f"{source} is no longer at hand: load it again."
+        return info.id
+    run_id = start_memory(info.config, name=f"{info.name} · again")
+    load_script(runs.get_run(get_store(), run_id), raw, source)
+    return run_id
 
 
 def _flush(feed: LiveFeed) -> None:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from ..core.live import LiveFeed
 from ..core.live_view import (buffer, last_window, predicted_not_stored, stable_map,
-                              window_story, windows_log)
+                              window_moments, window_story, windows_log)
 from ..core.store import runs
 from ..core.views.partitions import boundaries, message_frame, session_spans
 from ..core.views.run_data import RunData
@@ -24,6 +24,12 @@ BUSY_S, IDLE_S = 1.0, 3.0  # how often the panel refreshes while the feed works 
 LOG_ROWS = 8
 ACTION_COLOUR = {"new": "#1c7ed6", "merge": "#7048e8", "conflict": "#e03131",
                  "already known": "#868e96"}
+
+
+def compact_top() -> None:
+    """Less blank space above the title: on a 1280×800 screen the buffer and the newest
+    decisions must show without scrolling."""
+    st.html("<style>[data-testid='stMainBlockContainer']{padding-top:2.5rem}</style>")
 
 
 def live_panel(run_id: str) -> None:
@@ -42,20 +48,21 @@ def live_panel(run_id: str) -> None:
             st.rerun()      # started or stopped: the controls change too
         # every part in its own container, so the element tree keeps its shape from one
         # refresh to the next and charts are updated in place, not drawn again from nothing
+        # the buffer and the newest decisions first: on a laptop screen they are what shows
         with st.container():
             status_row(data, now)
-        with st.container():
-            partition_box(data)
         left, right = st.columns([2, 3])
         with left:
             with st.container():
                 buffer_box(data)
             with st.container():
                 log_box(data)
-            with st.container():
-                map_box(data)
         with right:
             story_box(data)
+        with st.container():
+            partition_box(data)
+        with st.container():
+            map_box(data)
 
     panel()
 
@@ -120,7 +127,7 @@ def log_box(data: RunData) -> None:
     # a static table: a data grid redrawn every second flickers
     shown = log.head(LOG_ROWS).rename(columns={"predicted, not stored": "predicted",
                                                "already known": "known"})
-    st.table(shown[["window", "messages", "predicted", "new", "merge", "conflict"]]
+    st.table(shown[["window", "predicted", "new", "merge", "conflict"]]
              .set_index("window"))
     if len(log) > LOG_ROWS:
         st.caption(f"… and {len(log) - LOG_ROWS} earlier windows (all on the Knowledge page)")
@@ -134,12 +141,19 @@ def decision_chip(action: str, note: str) -> str:
 
 
 def story_box(data: RunData) -> None:
-    window = last_window(data)
-    if window is None:
+    newest = last_window(data)
+    if newest is None:
         st.info("Waiting for the first window to close.")
         return
+    head, pick = st.columns([3, 2], vertical_alignment="center")
+    with pick:
+        window = window_picker(data, newest)
     story = window_story(data, window)
-    st.markdown(f"**Window {window}: {len(story)} episode(s)**")
+    with head:
+        # the window's decisions in its heading: what a viewer waits for, high on the screen
+        chips = " ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
+                         for s in story for r in s["decisions"].itertuples())
+        show_html(f"<b>Window {window}: {len(story)} episode(s)</b> {chips}")
     names = [f"{s['episode_id']}" for s in story]
     tabs = st.tabs(names) if len(story) > 1 else [st.container()]
     tau = data.info.config.tau
@@ -148,10 +162,30 @@ def story_box(data: RunData) -> None:
             episode_story(data, s, tau)
 
 
+def window_picker(data: RunData, newest: int) -> int:
+    """Which window's story to show: the newest unless the reader goes back to one, e.g. the
+    last "predicted, not stored" moment after the play has moved on. Keyed by the newest
+    window, so a window closing brings the story forward again."""
+    moments = window_moments(data)
+    picked = st.segmented_control(
+        "Window", list(moments), key=f"live_window_{data.run_id}_{newest}",
+        label_visibility="collapsed",
+        format_func=lambda w: " · ".join([f"{w}", *moments.get(w, [])]))
+    window = picked or newest
+    earlier = [w for w, found in moments.items() if w < window and "predicted, not stored" in found]
+    if earlier and "predicted, not stored" not in moments.get(window, []):
+        st.caption(f"The last \"predicted, not stored\" moment was in window {earlier[-1]}.")
+    return window
+
+
 def episode_story(data: RunData, s: dict, tau: float) -> None:
     st.text(s["cue"])
     st.caption(md_escape(f"{s['span']} · {s['messages']} messages"
                          + (" · continues an earlier episode" if s["integrated"] else "")))
+    decisions = s["decisions"]
+    if len(decisions):
+        show_html(" ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
+                           for r in decisions.itertuples()))
     with st.expander("Narrative"):
         st.text(s["narrative"])
     seen, comp = s["evoked"], s["comparison"]
@@ -178,10 +212,6 @@ def episode_story(data: RunData, s: dict, tau: float) -> None:
                 show_html(raw_html(comp["rows"]))
         st.caption("Insights and what consolidation did with each")
         show_html(insights_html(comp["insights"]) or "<i>none: the prediction held it all</i>")
-    decisions = s["decisions"]
-    if len(decisions):
-        show_html(" ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
-                           for r in decisions.itertuples()))
 
 
 def partition_box(data: RunData) -> None:

@@ -12,6 +12,8 @@ from ..core.errors import InputError
 from ..core.llm.redact import strip_url_credentials
 from ..core.pipeline.runner import start_run
 from ..core.transcripts import parse_transcript, summarize
+from ..core.store import runs
+from ..core.views.existing_runs import finished_run
 from .jobs import session_clients, start_job
 from .safe import md_escape
 from .state import get_store, read_secrets
@@ -196,5 +198,23 @@ def run_form() -> None:
     conv_id = preview(transcript)
     config = settings()
     tau_admits(config.tau, config.embedder)
-    if st.button("Run", type="primary", key="run_button"):
+    same = finished_run(get_store(), transcript.conversation(conv_id), source, config)
+    if same is not None:
+        offer_existing(same)
+    # once a stored run is offered, opening it is the main action, building again the other
+    if st.button("Run" if same is None else "Run it again anyway",
+                 type="primary" if same is None else "secondary", key="run_button"):
         execute(transcript, conv_id, source, config)
+
+
+def offer_existing(run_id: str) -> None:
+    """This input and these settings were run already: offer that run."""
+    info = runs.get_run(get_store(), run_id)
+    c1, c2 = st.columns([4, 1], vertical_alignment="center")
+    c1.info(md_escape(f"{info.name} ({run_id}) was built from this transcript with these "
+                      "settings: open it rather than build the same memory again."))
+    if c2.button("Open it", key="open_same_run", type="primary", width="stretch"):
+        st.session_state.run_id = run_id
+        st.session_state.job_outcome = ("success", f"Opened {md_escape(info.name)} ({run_id}): "
+                                                   "every page shows it now.")
+        st.rerun()      # the sidebar shows it too

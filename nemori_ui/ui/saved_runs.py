@@ -32,7 +32,9 @@ def saved_runs() -> None:
     st.dataframe(pd.DataFrame([{"run": r.id, "name": r.name, "status": r.status,
                                 "windows": f"{r.windows_done}/{r.windows_total}",
                                 "decided by": r.decider, "created": r.created_at}
-                               for r in listed]), hide_index=True)
+                               for r in listed]), hide_index=True,
+                 # sized for the longest status ("interrupted"), which the grid cut short
+                 column_config={"status": st.column_config.TextColumn(width=110)})
     ids = [r.id for r in listed]
     names = {r.id: r.name for r in listed}
     # set before the draw, so a renamed run keeps its place under its new label

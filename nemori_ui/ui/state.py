@@ -78,17 +78,41 @@ def list_runs() -> list[runs.RunInfo]:
     return runs.list_runs(get_store())
 
 
+LAST_VIEWED = "last_viewed_run"     # a file in the home folder: the run a session showed last
+
+
 def current_run() -> runs.RunInfo | None:
-    """The selected run, or the newest one if none was chosen (or it was deleted)."""
+    """The selected run; in a new session the one last viewed (not the newest, which is
+    often a sweep's last point); else the newest (or when the chosen one was deleted)."""
     listed = list_runs()
-    chosen = st.session_state.get("run_id")
+    chosen = st.session_state.get("run_id") or _last_viewed()
     for info in listed:
         if info.id == chosen:
+            st.session_state.run_id = info.id
+            _remember_viewed(info.id)
             return info
     if listed:
         st.session_state.run_id = listed[0].id
         return listed[0]
     return None
+
+
+def _last_viewed() -> str | None:
+    try:
+        return (home() / LAST_VIEWED).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def _remember_viewed(run_id: str) -> None:
+    # written when the session's run changes, not on every rerun
+    if st.session_state.get("_viewed_written") == run_id:
+        return
+    try:
+        (home() / LAST_VIEWED).write_text(run_id, encoding="utf-8")
+    except OSError:
+        return          # a read-only home: a new session opens on the newest run instead
+    st.session_state._viewed_written = run_id
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

@@ -14,7 +14,8 @@ from ..core.jobs import Job
 from ..core.models import Conversation
 from ..core.pipeline.runner import start_run
 from ..core.store import runs
-from ..core.tuning.sweep import flat, parse_grid, point_figures, points
+from ..core.tuning.sweep import flat, parse_grid, point_figures, points, run_point
+from ..core.views.existing_runs import split_points
 from ..core.views.prediction import admitted, looked_similarities
 from ..core.views.run_data import RunData
 from .episodic_charts import similarity_histogram
@@ -39,30 +40,67 @@ def session_maker():
     return make
 
 
+LAST_SWEEP = "sweep_last_values"      # plain state: widget state is dropped on leaving
+
+
 def sweep_section(data: RunData, conv: Conversation) -> None:
+    """A sweep around the run's settings; the form keeps the last sweep's values on return,
+    and points already stored with the same input and settings are not run again."""
+    config = data.info.config
+    last = st.session_state.get(LAST_SWEEP) or {
+        "tau": tau_grid(config.embedder, config.embedding_model), "window": str(config.window),
+        "variant": config.variant}
     with st.form("sweep_form"):
         c1, c2, c3, c4 = st.columns([3, 3, 3, 1.4])
-        config = data.info.config
-        taus = c1.text_input("τ values", tau_grid(config.embedder, config.embedding_model))
-        windows = c2.text_input("Window lengths", str(data.info.config.window))
-        variants = c3.text_input("Variants", data.info.config.variant)
+        taus = c1.text_input("τ values", last["tau"])
+        windows = c2.text_input("Window lengths", last["window"])
+        variants = c3.text_input("Variants", last["variant"])
         workers = c4.number_input("Workers", 1, 64, 1, help=WORKERS_HELP, key="sweep_workers")
         go_sweep = st.form_submit_button("Run sweep")
     if go_sweep:
+        st.session_state[LAST_SWEEP] = {"tau": taus, "window": windows, "variant": variants}
         try:
             grid = parse_grid({"tau": taus, "window": windows, "variant": variants})
         except ValueError as exc:
             st.error(md_escape(str(exc)))
             grid = None
         if grid is not None:
-            n = len(points(data.info.config, grid))
-            work = sweep_work(get_store(), conv, data.info.config, grid, session_maker(),
-                              source=data.info.source, fmt=data.info.format,
-                              workers=int(workers))
-            submit("sweep", work, f"{n} points of {data.info.conversation_id}")
+            start_sweep(data, conv, grid, int(workers))
     watch(("sweep",))
     outcome(mine("sweep"), lambda job: st.success(
         f"Sweep {md_escape(job.label)} finished: its points are in the table below."))
+
+
+def start_sweep(data: RunData, conv: Conversation, grid: dict, workers: int) -> None:
+    store, info = get_store(), data.info
+    every = points(info.config, grid)
+    todo, stored = split_points(store, conv, info.source, every)
+    if stored:
+        st.info(f"{len(stored)} of {len(every)} points are stored already with this input and "
+                "these settings, so they are not run again: they are in the table below.")
+    if not todo:
+        return
+    if not stored:
+        work = sweep_work(store, conv, info.config, grid, session_maker(), source=info.source,
+                          fmt=info.format, workers=workers)
+    else:
+        work = points_work(store, conv, todo, session_maker(), source=info.source,
+                           fmt=info.format)
+    submit("sweep", work, f"{len(todo)} points of {info.conversation_id}")
+
+
+def points_work(store, conv: Conversation, configs: list[PipelineConfig], make, *, source: str,
+                fmt: str):
+    """The missing points of a sweep, one after another (the grid's product would run the
+    stored ones too)."""
+    def work(job: Job) -> list[dict]:
+        done = []
+        for config in configs:
+            job.check()
+            job.step(len(done) / len(configs), f"{len(done)} of {len(configs)} points")
+            done.append(run_point(store, conv, config, make(config), source=source, fmt=fmt))
+        return done
+    return work
 
 
 def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:
@@ -76,7 +114,7 @@ def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:
     # a narrow column: the legend under the chart, out of the τ labels' way
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", y=-0.3, x=0),
-                      xaxis_title="similarity of an episode to a memory it looked at")
+                      xaxis_title="similarity to a looked-at memory")
     return fig
 
 

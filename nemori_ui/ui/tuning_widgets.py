@@ -19,6 +19,7 @@ from ..core.tuning.demo import VARIANTS, demo_config, stored_demo_runs
 from ..core.tuning.sweep import flat, sorted_points
 from ..core.views.run_data import RunData
 from .jobs import start_job
+from .map_widgets import PALETTE, SYMBOLS
 from .safe import html_text
 from .state import get_store, list_runs, sweep_point
 
@@ -114,7 +115,9 @@ def map_figure(rows: list[dict], title: str, colour: str = "kind",
     if frame.empty:
         return go.Figure().update_layout(title=title + " (empty)", height=420)
     frame["hover"] = frame["text"].map(lambda t: html_text(t[:160]))
-    fig = px.scatter(frame, x="x", y="y", color=colour, hover_name="id",
+    # the Memory map's colours and symbols: an episode looks the same on every page
+    fig = px.scatter(frame, x="x", y="y", color=colour, hover_name="id", symbol="kind",
+                     symbol_map=SYMBOLS, color_discrete_map=PALETTE.get(colour, {}),
                      hover_data={"hover": True, "x": False, "y": False}, title=title)
     fig.update_layout(height=420, margin={"l": 10, "r": 10, "t": 40, "b": 10})
     if axes:

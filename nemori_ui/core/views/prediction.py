@@ -19,6 +19,8 @@ SURPRISE_DEFINITION = ("surprise = insights that changed memory ÷ raw messages 
                        "(0: the prediction held everything; 1: one new fact per message); an "
                        "insight merged into an identical memory was already known")
 LEARNT, PREDICTED, PLAIN = "learnt", "predicted, not stored", "plain"
+# why a looked-at memory was or was not evoked (the τ rule); the charts colour by these
+ABOVE_TAU, CONTINUED, BELOW_TAU = "above τ", "from the episode it continues", "below τ"
 
 
 def _distill_events(data: RunData) -> list[StageEvent]:
@@ -166,6 +168,34 @@ def comparison(data: RunData, episode_id: str) -> dict | None:
             "statements_checked": data.is_offline, "fallback": p.fallback,
             "counts": {status: sum(r["status"] == status for r in rows)
                        for status in (LEARNT, PREDICTED, PLAIN)}}
+
+
+def evocation(score: float, continued: bool, tau: float) -> str:
+    """Why the τ rule evoked a memory or not: above τ, known because it was learnt from the
+    episode this one continues (evoked whatever its score), or below τ and ignored."""
+    if score > tau:
+        return ABOVE_TAU
+    return CONTINUED if continued else BELOW_TAU
+
+
+def evoked_counts(frame: pd.DataFrame, tau: float) -> dict[str, int]:
+    """How many looked-at memories each reason covers, so a count and a legend agree."""
+    counts = {ABOVE_TAU: 0, CONTINUED: 0, BELOW_TAU: 0}
+    for score, cont in zip(frame["score"], frame["continued"]):
+        counts[evocation(float(score), bool(cont), tau)] += 1
+    return counts
+
+
+def evoked_caption(frame: pd.DataFrame, tau: float) -> str:
+    """The evoked chart's legend in words, with the counts the metric above it shows."""
+    n = evoked_counts(frame, tau)
+    used = n[ABOVE_TAU] + n[CONTINUED]
+    text = (f"{used} of {len(frame)} evoked, used for the prediction. Green: similarity above "
+            f"τ = {tau:.2f} ({n[ABOVE_TAU]})")
+    if n[CONTINUED]:
+        text += (f"; hatched teal: below τ but learnt from the episode this one continues, so "
+                 f"already known and evoked whatever τ says ({n[CONTINUED]})")
+    return text + f"; grey: looked at, below τ, ignored ({n[BELOW_TAU]})."
 
 
 def looked_similarities(data: RunData) -> pd.DataFrame:

@@ -1,0 +1,111 @@
+"""The Live page as a presenter uses it, in a real browser at 1280×800: the buffer and the
+newest decisions show without scrolling, Step's row hides nothing, a play's "predicted, not
+stored" or conflict moment can be gone back to after the play ends, Load after a play says why Step and
+Play are off and offers a fresh play, the Messages metric keeps up, and a message typed after
+the script is dated after it."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from nemori_ui.core.store import open_store, records
+from nemori_ui.core.store.runs import list_runs
+from tests.browser_app import (SHOTS, app_server, heading, open_browser, open_home, settle,
+                               wait_for)
+from tests.test_browser_live import metric
+
+LIVE = re.compile(r"^\s*Live\s*$")
+WIDTH, HEIGHT = 1280, 800
+
+
+def in_view(page, locator) -> bool:
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT
+
+
+def overlaps(a: dict, b: dict) -> bool:
+    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
+def stored_messages(home):
+    store = open_store(home)
+    try:
+        runs = [r for r in list_runs(store) if r.name.startswith("live demo")]
+        return [records.load_messages(store, r.id) for r in runs]
+    finally:
+        store.close()
+
+
+def test_the_live_page_serves_a_presenter(tmp_path):
+    home, log = tmp_path / "home", tmp_path / "streamlit.log"
+    with app_server(home, log) as (url, _), \
+            open_browser(viewport=(WIDTH, HEIGHT), failure_shot="live-presenting.png") as page:
+        open_home(page, url)
+        page.get_by_role("button", name=re.compile("Watch the memory react live")).click()
+        heading(page, LIVE).wait_for(state="visible")
+        page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
+        settle(page)
+        step = page.get_by_role("button", name="Step", exact=True)
+        speed = page.locator('[data-testid="stSlider"]', has_text="Seconds per message")
+        step.hover()
+        page.wait_for_timeout(800)      # a tooltip shows after a short delay
+        tips = page.locator('[data-testid="stTooltipContent"]')
+        for i in range(tips.count()):
+            if tips.nth(i).is_visible():
+                assert not overlaps(tips.nth(i).bounding_box(), speed.bounding_box()), \
+                    "Step's tooltip covers the speed slider"
+        for n in range(1, 11):
+            step.click()
+            page.get_by_text(f"live_demo.txt: {n} of 30 messages added", exact=False).wait_for()
+            settle(page)
+            assert metric(page, "Messages") == str(n), "the Messages metric lags the feed"
+        page.get_by_text("Window 1:", exact=False).wait_for(timeout=30_000)
+        settle(page)
+        page.screenshot(path=SHOTS / "live-presenting-window1.png")
+        assert in_view(page, page.get_by_text("Buffer", exact=True).first), "buffer below the fold"
+        chip = page.locator("span", has_text=re.compile("^new$")).first
+        assert in_view(page, chip), "the newest decisions are below the fold"
+
+        # play the rest fast: the slider's lowest speed
+        speed.get_by_role("slider").focus()
+        page.keyboard.press("Home")
+        settle(page)
+        page.get_by_role("button", name="Play", exact=True).click()
+        wait_for(lambda: sum(len(m) for m in stored_messages(home)) == 30, 90, "the play ended")
+        page.get_by_text("Window 3:", exact=False).wait_for(timeout=60_000)
+        settle(page)
+        # the play has moved on past the earlier windows' moments: go back to one, and it
+        # stays while the panel refreshes
+        windows = page.get_by_role("radiogroup", name="Window").get_by_role("radio")
+        assert [windows.nth(i).inner_text() for i in range(windows.count())][-1] == \
+            "3 · conflict"
+        windows.nth(0).click()
+        settle(page)
+        page.get_by_text(re.compile(r"^Window 1: ")).wait_for()
+        page.wait_for_timeout(7_000)
+        assert page.get_by_text(re.compile(r"^Window 1: ")).is_visible()
+        page.screenshot(path=SHOTS / "live-presenting-back.png")
+
+        # typed after a script dated 2024: dated right after the script, not today
+        page.get_by_text("Type a message as either speaker").click()
+        page.get_by_role("textbox", name="Message").fill("We should meet in Porto.")
+        page.get_by_role("button", name="Send").click()
+        wait_for(lambda: len(stored_messages(home)[0]) == 31, 30, "the typed message stored")
+        settle(page)
+        script_end, typed = stored_messages(home)[0][-2:]
+        assert timedelta(0) < typed.timestamp - script_end.timestamp <= timedelta(minutes=5), \
+            (script_end.timestamp, typed.timestamp)
+
+        page.get_by_role("button", name="Load", exact=True).click()
+        settle(page)
+        page.get_by_text(re.compile("All of live_demo.txt is in this memory")).wait_for()
+        assert not step.is_enabled()
+        page.get_by_role("button", name="Replay in a new memory").click()
+        page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
+        settle(page)
+        assert step.is_enabled(), "a fresh play of the script cannot be stepped"
+        step.click()
+        page.get_by_text("live_demo.txt: 1 of 30 messages added", exact=False).wait_for()
+    assert sorted(len(m) for m in stored_messages(home)) == [1, 31]
