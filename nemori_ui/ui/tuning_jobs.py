@@ -14,7 +14,8 @@ from ..core.jobs import Job
 from ..core.models import Conversation
 from ..core.pipeline.runner import start_run
 from ..core.store import runs
-from ..core.tuning.sweep import flat, parse_grid, point_figures, points, run_point
+from ..core.tuning.point import point_figures, run_point
+from ..core.tuning.sweep import flat, parse_grid, points
 from ..core.views.existing_runs import split_points
 from ..core.views.prediction import admitted, looked_similarities
 from ..core.views.run_data import RunData
