@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 import pickle
 import queue
+import signal
 import struct
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -82,8 +84,34 @@ class ProjectionWorker:
                 future.set_exception(value)
 
 
+PR_SET_PDEATHSIG = 1      # Linux prctl: a signal sent to this process when its parent ends
+
+
+def _die_with_parent() -> None:
+    """A server killed mid-task would leave its child computing a layout for nobody, holding a
+    core for minutes (UMAP's first compile): the child ends with its parent. Linux is told by
+    prctl, which acts even while a compile holds the interpreter; elsewhere a thread watches."""
+    parent = os.getppid()
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != parent:      # the parent ended before the call
+                os._exit(0)
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True, name="nemori-parent-watch").start()
+
+
 def main() -> None:
-    """The child: run each task it is sent until its stdin closes."""
+    """The child: run each task it is sent until its stdin closes, or its parent ends."""
+    _die_with_parent()
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)           # what libraries print goes to stderr, not into the replies
     inp = sys.stdin.buffer
