@@ -6,6 +6,7 @@ import streamlit as st
 from nemori_ui.core.summary import run_summary
 from nemori_ui.core.store.runs import stored_hash
 from nemori_ui.core.tuning.compare import compare_runs, partner_runs
+from nemori_ui.ui.diff_widgets import pair_diffs
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store, list_runs, run_data
 from nemori_ui.ui.tuning_widgets import map_figure, map_rows, shared_axes, stable_positions
@@ -63,6 +64,8 @@ tabs = st.tabs([f"Only in A ({len(k['only_a'])})", f"Only in B ({len(k['only_b']
 for tab, key in zip(tabs, ["only_a", "only_b", "reworded", "contradicted", "same"]):
     with tab:
         st.dataframe(pd.DataFrame(k[key]), hide_index=True)
+        if key in ("reworded", "contradicted"):
+            pair_diffs(k[key])
 
 st.subheader("Both memory maps in one projection")
 positions = stable_positions([a, b])

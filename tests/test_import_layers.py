@@ -17,7 +17,8 @@ PACKAGE = ROOT / "nemori_ui"
 # The core's modules and packages from the bottom up: a module may import its own layer and
 # those below it. Anything not under nemori_ui.core (the UI, the command line) is on top.
 LAYERS = (
-    ("errors", "config", "models", "stage_events", "csv_cells", "progress", "window_spans"),
+    ("errors", "config", "models", "stage_events", "csv_cells", "progress", "window_spans",
+     "word_diff"),
     ("store", "transcripts"),
     ("llm", "embed", "vectors"),
     ("pipeline", "episode_lines", "offline", "prompts"),

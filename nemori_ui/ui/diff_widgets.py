@@ -1,0 +1,36 @@
+"""Two memories that differ shown word by word: what A says that B drops, and what B adds."""
+
+from __future__ import annotations
+
+from html import escape
+
+import streamlit as st
+
+from nemori_ui.core.word_diff import word_diff
+
+STYLE = {"removed": "background:#fde2e1;color:#8a1c1c;text-decoration:line-through",
+         "added": "background:#dcf5e3;color:#14532d"}
+SHOWN = 25
+
+
+def diff_html(before: str, after: str) -> str:
+    parts = []
+    for piece in word_diff(before, after):
+        text = escape(piece.text)
+        parts.append(text if piece.kind == "same" else
+                     f'<span class="wd-{piece.kind}" style="{STYLE[piece.kind]}">{text}</span>')
+    return "".join(parts)
+
+
+def pair_diffs(pairs: list[dict], *, a: str = "text_a", b: str = "text_b") -> None:
+    """Each pair's texts as one line of word differences, the first SHOWN of them."""
+    if not pairs:
+        return
+    rows = "".join(f'<div style="margin:0.3em 0"><code>{escape(str(p.get("a", "")))}</code> → '
+                   f'<code>{escape(str(p.get("b", "")))}</code>: {diff_html(p[a], p[b])}</div>'
+                   for p in pairs[:SHOWN])
+    # st.html, not markdown: the texts are escaped as HTML and nothing in them is markup
+    st.html(f'<div class="word-diffs">{rows}</div>')
+    more = f" (the first {SHOWN} of {len(pairs)})" if len(pairs) > SHOWN else ""
+    st.caption(f"Word by word{more}: struck through, what A says and B does not; highlighted, "
+               "what B adds.")
