@@ -142,7 +142,7 @@ def test_every_page_renders_the_old_native_run(old_runs, path):
     text = shown(at)
     if path.endswith("overview.py"):
         assert "Integrated: 1" in text and "Insights: 25" in text
-        assert "22 new · 2 merged · 1 conflicts" in text
+        assert "22 new · 2 merged · 1 conflict" in text and "1 conflicts" not in text
     elif path.endswith("episodes.py"):
         assert "merged with ep0002 into ep0004" in text
     elif path.endswith("knowledge.py"):
