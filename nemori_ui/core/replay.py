@@ -71,11 +71,7 @@ def replay_call(gateway, record: LLMCallRecord, messages: list[dict],
                                   reply_model(record.prompt_name, config.prompts),
                                   temperature=temperature,
                                   max_tokens=MAX_TOKENS.get(record.prompt_name))
-    after = result.value.model_dump(mode="json") if result.ok else None
-    return Replay(original_id=record.id, call_id=result.record.id,
-                  prompt_name=record.prompt_name, ok=result.ok, error=result.record.error,
-                  edited=messages != record.messages, before=record.parsed, after=after,
-                  changes=decision_changes(record.parsed, after) if result.ok else [])
+    return _replay(record, result.record, result.ok)
 
 
 def replays_of(store: Store, run_id: str, record: LLMCallRecord) -> list[Replay]:
@@ -84,9 +80,14 @@ def replays_of(store: Store, run_id: str, record: LLMCallRecord) -> list[Replay]
     for c in call_log.calls_of_run(store, run_id, kind=KIND):
         if (c.context or {}).get("replay_of") != record.id:
             continue
-        ok = c.status in ("ok", "repaired")
-        out.append(Replay(original_id=record.id, call_id=c.id, prompt_name=c.prompt_name, ok=ok,
-                          error=c.error, edited=c.messages != record.messages,
-                          before=record.parsed, after=c.parsed,
-                          changes=decision_changes(record.parsed, c.parsed) if ok else []))
+        out.append(_replay(record, c, c.status in ("ok", "repaired")))
     return out
+
+
+def _replay(record: LLMCallRecord, made: LLMCallRecord, ok: bool) -> Replay:
+    """The replay `made` of `record`, read from the two calls' records."""
+    after = made.parsed if ok else None
+    return Replay(original_id=record.id, call_id=made.id, prompt_name=record.prompt_name,
+                  ok=ok, error=made.error, edited=made.messages != record.messages,
+                  before=record.parsed, after=after,
+                  changes=decision_changes(record.parsed, after) if ok else [])
