@@ -162,9 +162,10 @@ def prediction_error(candidates: list[str], cand_vecs: np.ndarray, predicted: li
     for i, text in enumerate(candidates):
         j = int(np.argmax(sims[i]))
         line, best = predicted[j], float(sims[i, j])
-        one_line = best >= limits.covered_sim and says_no_more(text, line, limits.covered_share)
+        one_line = best >= limits.covered_sim and says_no_more(text, line, limits.covered_share) \
+            and values_known(text, line)
         as_whole = best >= limits.covered_whole_sim and \
-            says_no_more(text, whole, limits.covered_whole_share)
+            says_no_more(text, whole, limits.covered_whole_share) and values_known(text, whole)
         if (one_line or as_whole) and not any(conflict(text, p) for p in predicted):
             held.append((line, best))
             adds_to.append(None)
@@ -186,6 +187,13 @@ def elaborations(candidates: list[str], cand_vecs: np.ndarray, predicted: list[s
                  pred_vecs: np.ndarray, limits: OfflineThresholds) -> list[str | None]:
     """For each statement the prediction missed, the prediction line it adds a detail to."""
     return prediction_error(candidates, cand_vecs, predicted, pred_vecs, limits)[1]
+
+
+def values_known(statement: str, known: str) -> bool:
+    """Whether every name, number and date the statement gives is in the known text: the
+    same words with another value ("moved to York" against the known "moved to Leeds", "is
+    April 5" against "is March 15") are news, however close the rest reads."""
+    return details(statement) - key_words(statement) <= details(known)
 
 
 def says_no_more(statement: str, known: str, share: float = 0.6) -> bool:
