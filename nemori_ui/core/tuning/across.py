@@ -102,7 +102,12 @@ class SweepSpec(BaseModel):
 class Planned(BaseModel):
     """The sweep's (conversation, point) pairs: those to build and those stored already."""
     todo: list[tuple[str, PipelineConfig]]      # (conversation key, settings)
-    stored: dict[str, str]                      # "key · point" → the stored run's id
+    stored: dict[str, str]                      # pair_name → the stored run's id
+
+
+def pair_name(key: str, config: PipelineConfig, grid: dict[str, list]) -> str:
+    """A (conversation, point) pair's task name: unique within a sweep."""
+    return f"{key} · {point_name(config, grid)}"
 
 
 def plan(store: Store, spec: SweepSpec, base: PipelineConfig) -> Planned:
@@ -111,7 +116,7 @@ def plan(store: Store, spec: SweepSpec, base: PipelineConfig) -> Planned:
         for config in points(base, spec.grid):
             found = finished_run(store, item.conversation, item.source, config)
             if found:
-                stored[f"{item.key} · {point_name(config, spec.grid)}"] = found
+                stored[pair_name(item.key, config, spec.grid)] = found
             else:
                 todo.append((item.key, config))
     return Planned(todo=todo, stored=stored)
@@ -122,8 +127,9 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
                  executor: Executor = IN_PROCESS, api_key: str | None = None,
                  on_point: Callable[[int, int], None] | None = None,
                  progress: Callable[[TaskProgress], None] | None = None) -> sweeps.SweepInfo:
-    """Store the sweep (or widen the one of this name), run its missing pairs and list every pair as its point; `on_point`
-    hears (points landed, total). Failed pairs raise TasksFailed once the others landed."""
+    """Store the sweep (or widen the one of this name), run its missing pairs and list every
+    pair as its point; `on_point` hears (points landed, total). Failed pairs raise TasksFailed
+    once the others landed."""
     info = sweeps.open_sweep(store, spec.name, spec.grid, [i.key for i in spec.inputs])
     total, landed = spec.total(base), 0
     by_key = {i.key: i for i in spec.inputs}
@@ -141,13 +147,13 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
     tasks = []
     for item in spec.inputs:
         for config in points(base, spec.grid):
-            task = f"{item.key} · {point_name(config, spec.grid)}"
+            task = pair_name(item.key, config, spec.grid)
             names[task] = (point_name(config, spec.grid), item.key)
             if task in planned.stored:
                 land(task, planned.stored[task])
     for key, config in planned.todo:
         item = by_key[key]
-        task = f"{key} · {point_name(config, spec.grid)}"
+        task = pair_name(key, config, spec.grid)
         tasks.append(PointTask(name=task, conversation=item.conversation, config=config,
                                source=item.source, fmt=item.fmt,
                                seed=conversation_replies(store, item.conversation, config)
