@@ -128,3 +128,20 @@ def test_the_evaluation_page_evaluates_this_runs_questions_as_a_job(isolated_hom
     assert at.selectbox(key="eval_id").value == stored.id
     captions = " ".join(c.value for c in at.caption)
     assert "answer calls" not in captions, "no call counters of zeros for the offline engine"
+
+
+def test_a_sweep_without_a_name_or_conversation_is_refused_with_why(isolated_home):
+    store = open_store(isolated_home)
+    run_small(store, tau=0.6)
+    before = len(registry().of_kind("sweep"))      # the registry is the process's
+    at = app()
+    at.switch_page("pages/tuning.py").run()
+    at.text_input(key="sweep_name").set_value("  ")
+    at.button[0].click().run()
+    assert any("a sweep needs a name" in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="sweep_name").set_value("named")
+    at.multiselect(key="sweep_conversations").set_value([])
+    at.button[0].click().run()
+    assert any("choose at least one conversation" in e.value for e in at.error)
+    assert len(registry().of_kind("sweep")) == before, "nothing was started"
+    assert [r.config.tau for r in list_runs(store)] == [0.6]
