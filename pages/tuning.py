@@ -8,6 +8,7 @@ from nemori_ui.core.tuning.sweep import best_point
 from nemori_ui.core.tuning.whatif import first_changed_window, what_if_tau
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store
+from nemori_ui.ui.sweep_results import named_sweeps
 from nemori_ui.ui.tuning_jobs import sweep_section, whatif_histogram, whatif_rerun
 from nemori_ui.ui.tuning_widgets import (FIGURES, figure_label, line_plots, parallel,
                                          sibling_points)
@@ -21,9 +22,12 @@ conv = stored_conversation(get_store(), data.run_id)
 sweeps, whatif = st.tabs(["Sweep", "What-if τ"])
 
 with sweeps:
-    st.caption("Every finished run of this conversation is a grid point. Add points with a "
-               "sweep: calls whose prompts do not change are answered from the cache.")
+    st.caption("A sweep runs every grid point on each conversation chosen and is kept under "
+               "its name; calls whose prompts do not change are answered from the cache. "
+               "Every finished run of this conversation is also a point of the last table.")
     sweep_section(data, conv)
+    named_sweeps()
+    st.subheader("Every run of this conversation")
     table = sibling_points(data.info)
     if table.empty:
         st.info("No finished run of this conversation yet.")

@@ -94,7 +94,7 @@ def test_the_tuning_page_starts_a_sweep_and_is_left_while_it_runs(isolated_home)
     run_small(store, tau=0.6)
     at = app()
     at.switch_page("pages/tuning.py").run()
-    at.text_input[0].set_value("0.65,0.75")
+    at.text_input(key="sweep_tau").set_value("0.65,0.75")
     at.number_input(key="sweep_workers").set_value(1)
     at.button[0].click().run()          # the form's submit button
     assert not at.exception, [e.value for e in at.exception]
@@ -104,7 +104,8 @@ def test_the_tuning_page_starts_a_sweep_and_is_left_while_it_runs(isolated_home)
     assert sorted(r.config.tau for r in list_runs(store)) == [0.6, 0.65, 0.75]
     at.switch_page("pages/tuning.py").run()
     assert not at.exception
-    assert sorted(at.dataframe[0].value["tau"]) == [0.6, 0.65, 0.75]
+    every = [d.value for d in at.dataframe if "calls_reused" in d.value]
+    assert sorted(every[0]["tau"]) == [0.6, 0.65, 0.75]
     assert any("finished" in s.value for s in at.success), "the outcome is said"
 
 
@@ -127,3 +128,20 @@ def test_the_evaluation_page_evaluates_this_runs_questions_as_a_job(isolated_hom
     assert at.selectbox(key="eval_id").value == stored.id
     captions = " ".join(c.value for c in at.caption)
     assert "answer calls" not in captions, "no call counters of zeros for the offline engine"
+
+
+def test_a_sweep_without_a_name_or_conversation_is_refused_with_why(isolated_home):
+    store = open_store(isolated_home)
+    run_small(store, tau=0.6)
+    before = len(registry().of_kind("sweep"))      # the registry is the process's
+    at = app()
+    at.switch_page("pages/tuning.py").run()
+    at.text_input(key="sweep_name").set_value("  ")
+    at.button[0].click().run()
+    assert any("a sweep needs a name" in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="sweep_name").set_value("named")
+    at.multiselect(key="sweep_conversations").set_value([])
+    at.button[0].click().run()
+    assert any("choose at least one conversation" in e.value for e in at.error)
+    assert len(registry().of_kind("sweep")) == before, "nothing was started"
+    assert [r.config.tau for r in list_runs(store)] == [0.6]

@@ -16,6 +16,7 @@ from .jobs import Job
 from .models import Conversation, Transcript
 from .scale import executor_for
 from .store import Store
+from .tuning.across import SweepSpec, sweep_across
 from .tuning.sweep import points, sweep
 
 
@@ -41,6 +42,25 @@ def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dic
 
         return sweep(store, conv, base, grid, clients_for, source=source, fmt=fmt,
                      on_point=on_point, executor=executor_for(workers))
+    return work
+
+
+def across_work(store: Store, spec: SweepSpec, base: PipelineConfig,
+                make_clients: Callable[[PipelineConfig], object], *, workers: int = 1,
+                api_key: str | None = None) -> Callable[[Job], str]:
+    """A named sweep over several conversations; the job's result is the sweep's id."""
+    def work(job: Job) -> str:
+        total = spec.total(base)
+        job.step(0.0, f"0 of {total} points")
+
+        def clients_for(config: PipelineConfig):
+            job.check()     # a cancel stops the sweep before its next point starts
+            return make_clients(config)
+
+        info = sweep_across(store, spec, base, clients_for, executor=executor_for(workers),
+                            api_key=api_key, on_point=lambda done, total: job.step(
+                                done / total, f"{done} of {total} points"))
+        return info.id
     return work
 
 

@@ -14,6 +14,9 @@ import streamlit as st
 from ..core.errors import StoreError
 from ..core.export import run_document
 from ..core.store import runs
+from ..core.store.sweeps import SweepInfo, members
+from ..core.tuning.across import conversation_label, short_point
+from ..core.views.sweep_groups import sweep_groups
 from .safe import md_escape
 from .saved_choice import acted_on, box_refill, quoted
 from .state import clear_data_cache, get_store, list_runs
@@ -29,12 +32,12 @@ def saved_runs() -> None:
     if not listed:
         st.caption("No saved runs yet.")
         return
-    st.dataframe(pd.DataFrame([{"run": r.id, "name": r.name, "status": r.status,
-                                "windows": f"{r.windows_done}/{r.windows_total}",
-                                "decided by": r.decider, "created": r.created_at}
-                               for r in listed]), hide_index=True,
-                 # sized for the longest status ("interrupted"), which the grid cut short
-                 column_config={"status": st.column_config.TextColumn(width=110)})
+    by_id = {r.id: r for r in listed}
+    loose, groups = sweep_groups(get_store(), list(by_id))
+    if loose:
+        run_table([by_id[i] for i in loose])
+    for sweep, ids in groups:
+        sweep_group(sweep, [by_id[i] for i in ids])
     ids = [r.id for r in listed]
     names = {r.id: r.name for r in listed}
     # set before the draw, so a renamed run keeps its place under its new label
@@ -50,6 +53,31 @@ def saved_runs() -> None:
     if note:
         st.success(note)
     controls(chosen, names[chosen])
+
+
+def run_table(infos: list[runs.RunInfo], where: dict[str, dict] | None = None) -> None:
+    """The runs as a table; `where` adds each run's point and conversation in its sweep."""
+    # in a sweep's group its point and conversation say what the name would
+    st.dataframe(pd.DataFrame([{"run": r.id, **(where[r.id] if where else {"name": r.name}),
+                                "status": r.status,
+                                "windows": f"{r.windows_done}/{r.windows_total}",
+                                "decided by": r.decider, "created": r.created_at}
+                               for r in infos]), hide_index=True,
+                 # sized for the longest status ("interrupted"), which the grid cut short
+                 column_config={"status": st.column_config.TextColumn(width=110)})
+
+
+def sweep_group(sweep: SweepInfo, infos: list[runs.RunInfo]) -> None:
+    """A sweep's runs as one closed group under its name: a sweep of 4 points on 3
+    conversations is one line of the list, not 12."""
+    where = {r.id: {"name": r.name} for r in infos}
+    where.update({m.run_id: {"conversation": conversation_label(m.conversation),
+                             "point": short_point(m.point, sweep.grid)}
+                  for m in members(get_store(), sweep.id)})
+    conversations = len({where[r.id].get("conversation") for r in infos})
+    with st.expander(f"Sweep {quoted(sweep.name, 60)} · {len(infos)} runs over "
+                     f"{conversations} conversation(s)"):
+        run_table(infos, where)
 
 
 def controls(run_id: str, name: str) -> None:

@@ -6,23 +6,28 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from pydantic import ValidationError
 
 from ..core.clients import build_clients
 from ..core.config import PipelineConfig, tau_grid
-from ..core.job_tasks import sweep_work
+from ..core.errors import InputError
+from ..core.job_tasks import across_work
 from ..core.jobs import Job
 from ..core.models import Conversation
 from ..core.pipeline.runner import start_run
 from ..core.store import runs
-from ..core.tuning.point import point_figures, run_point
-from ..core.tuning.sweep import flat, parse_grid, points
-from ..core.views.existing_runs import split_points
+from ..core.store.sweeps import list_sweeps
+from ..core.tuning.across import SweepSpec, conversation_label, input_key, plan
+from ..core.tuning.point import point_figures
+from ..core.tuning.sweep import flat, parse_grid
 from ..core.views.prediction import admitted, looked_similarities
 from ..core.views.run_data import RunData
 from .episodic_charts import similarity_histogram
 from .jobs import start_job
 from .safe import md_escape
 from .state import get_store, read_secrets
+from .sweep_inputs import add_file, input_choices
+from .sweep_results import LAST_NAMED
 from .task_jobs import mine, outcome, remember, submit, watch
 
 WORKERS_HELP = "Ray workers; 1 runs in this process"
@@ -45,63 +50,67 @@ LAST_SWEEP = "sweep_last_values"      # plain state: widget state is dropped on 
 
 
 def sweep_section(data: RunData, conv: Conversation) -> None:
-    """A sweep around the run's settings; the form keeps the last sweep's values on return,
-    and points already stored with the same input and settings are not run again."""
-    config = data.info.config
+    """A named sweep around the run's settings over the conversations chosen (this run's by
+    default); the form keeps the last sweep's values on return, and points already stored with
+    the same input and settings are not run again."""
+    config, store = data.info.config, get_store()
+    add_file()
+    choices = input_choices(store)
+    this = input_key(data.info.source, conv.id)
     last = st.session_state.get(LAST_SWEEP) or {
         "tau": tau_grid(config.embedder, config.embedding_model), "window": str(config.window),
-        "variant": config.variant}
+        "variant": config.variant, "name": f"sweep {len(list_sweeps(store)) + 1}",
+        "conversations": [this]}
     with st.form("sweep_form"):
+        c1, c2 = st.columns([1.5, 5])
+        name = c1.text_input("Sweep name", last["name"], key="sweep_name")
+        chosen = c2.multiselect("Conversations", list(choices),
+                                [c for c in last["conversations"] if c in choices] or [this],
+                                format_func=conversation_label,
+                                help="Every point runs on each; its figures are the mean ± sd "
+                                     "across them", key="sweep_conversations")
         c1, c2, c3, c4 = st.columns([3, 3, 3, 1.4])
-        taus = c1.text_input("τ values", last["tau"])
-        windows = c2.text_input("Window lengths", last["window"])
-        variants = c3.text_input("Variants", last["variant"])
+        taus = c1.text_input("τ values", last["tau"], key="sweep_tau")
+        windows = c2.text_input("Window lengths", last["window"], key="sweep_window")
+        variants = c3.text_input("Variants", last["variant"], key="sweep_variant")
         workers = c4.number_input("Workers", 1, 64, 1, help=WORKERS_HELP, key="sweep_workers")
         go_sweep = st.form_submit_button("Run sweep")
     if go_sweep:
-        st.session_state[LAST_SWEEP] = {"tau": taus, "window": windows, "variant": variants}
+        st.session_state[LAST_SWEEP] = {"tau": taus, "window": windows, "variant": variants,
+                                        "name": name, "conversations": chosen}
         try:
             grid = parse_grid({"tau": taus, "window": windows, "variant": variants})
-        except ValueError as exc:
-            st.error(md_escape(str(exc)))
-            grid = None
-        if grid is not None:
-            start_sweep(data, conv, grid, int(workers))
+            spec = SweepSpec(name=name, grid=grid, inputs=[choices[c]() for c in chosen])
+        except (ValueError, InputError) as exc:
+            st.error(md_escape(said(exc)))
+        else:
+            start_sweep(data, spec, int(workers))
     watch(("sweep",))
     outcome(mine("sweep"), lambda job: st.success(
-        f"Sweep {md_escape(job.label)} finished: its points are in the table below."))
+        f"Sweep {md_escape(job.label)} finished: its points are in the tables below."))
 
 
-def start_sweep(data: RunData, conv: Conversation, grid: dict, workers: int) -> None:
-    store, info = get_store(), data.info
-    every = points(info.config, grid)
-    todo, stored = split_points(store, conv, info.source, every)
-    if stored:
-        st.info(f"{len(stored)} of {len(every)} points are stored already with this input and "
-                "these settings, so they are not run again: they are in the table below.")
-    if not todo:
+def said(exc: Exception) -> str:
+    """A refused form's reason: pydantic's own words without its URL and error codes."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+    return str(exc)
+
+
+def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
+    store, base = get_store(), data.info.config
+    st.session_state[LAST_NAMED] = spec.name
+    planned = plan(store, spec, base)
+    total = spec.total(base)
+    if planned.stored:
+        st.info(f"{len(planned.stored)} of {total} points are stored already with this input "
+                "and these settings, so they are not run again: they are in the tables below.")
+    work = across_work(store, spec, base, session_maker(), workers=workers)
+    if not planned.todo:        # nothing to build: list the stored points as the sweep's now
+        work(Job(run_id="", kind="sweep"))
         return
-    if not stored:
-        work = sweep_work(store, conv, info.config, grid, session_maker(), source=info.source,
-                          fmt=info.format, workers=workers)
-    else:
-        work = points_work(store, conv, todo, session_maker(), source=info.source,
-                           fmt=info.format)
-    submit("sweep", work, f"{len(todo)} points of {info.conversation_id}")
-
-
-def points_work(store, conv: Conversation, configs: list[PipelineConfig], make, *, source: str,
-                fmt: str):
-    """The missing points of a sweep, one after another (the grid's product would run the
-    stored ones too)."""
-    def work(job: Job) -> list[dict]:
-        done = []
-        for config in configs:
-            job.check()
-            job.step(len(done) / len(configs), f"{len(done)} of {len(configs)} points")
-            done.append(run_point(store, conv, config, make(config), source=source, fmt=fmt))
-        return done
-    return work
+    submit("sweep", work, f"«{spec.name}»: {len(planned.todo)} points over "
+                                f"{len(spec.inputs)} conversation(s)")
 
 
 def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:

@@ -207,4 +207,25 @@ MIGRATIONS: list[tuple[int, str]] = [
         PRIMARY KEY (run_id, seq)
     )
     """),
+    # 9: named sweeps over several conversations. A run is a point of a sweep through
+    # sweep_runs, not a column of runs: a point already stored is reused by a later sweep, so
+    # one run may belong to several; deleting a run drops it from its sweeps, and a sweep
+    # outlives its runs until it is deleted itself.
+    (9, """
+    CREATE TABLE sweeps (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        grid_json TEXT NOT NULL,
+        conversations_json TEXT NOT NULL
+    );
+    CREATE TABLE sweep_runs (
+        sweep_id TEXT NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        point TEXT NOT NULL,
+        conversation TEXT NOT NULL,
+        PRIMARY KEY (sweep_id, run_id)
+    );
+    CREATE INDEX sweep_runs_by_run ON sweep_runs(run_id)
+    """),
 ]
