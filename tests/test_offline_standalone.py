@@ -47,6 +47,15 @@ def test_he_or_she_is_named_by_the_third_party_the_message_introduced():
     assert standalone.judge("He works at the port", SPEAKERS, [])[0] is None
 
 
+def test_a_name_said_with_whose_it_is_names_the_person_not_the_possessive():
+    earlier = standalone.referents("Okay, the bad part: Nuno's contract got cut.", SPEAKERS)
+    assert earlier == ["Nuno"]
+    assert standalone.name_third_person("His last day is 23 May", earlier[-1]) == \
+        "Nuno's last day is 23 May"
+    # two names, the first one's thing named by the second, stay one name
+    assert standalone.referents("Yes, Finch Labs hired her.", SPEAKERS) == ["Finch Labs"]
+
+
 def test_chat_spellings_are_read_as_the_words_they_stand_for():
     assert normalise_chat("im moving in may. i dont drive") == "I'm moving in may. I don't drive"
     assert resolve_pronouns(normalise_chat("ive got a cat"), "Rafa", "Lucia") == \

@@ -80,9 +80,10 @@ def referents(text: str, speakers: list[str]) -> list[str]:
         # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
         if is_name(said[i]) and said[i] not in speakers and said[i - 1].lower() not in _PLACE_BEFORE:
             j = i + 1
-            while j < len(said) and is_name(said[j]):
+            while j < len(said) and is_name(said[j]) and not said[j - 1].endswith(("'s", "’s")):
                 j += 1
-            name = " ".join(said[i:j])     # "Finch Labs" is one name
+            # "Finch Labs" is one name; "Marco's contract" names Marco
+            name = " ".join(said[i:j]).removesuffix("'s").removesuffix("’s")
             if name not in found:
                 found.append(name)
             i = j
