@@ -9,6 +9,7 @@ import streamlit as st
 from ..core.live import LiveFeed
 from ..core.live_view import (buffer, last_window, predicted_not_stored, stable_map,
                               window_moments, window_story, windows_log)
+from ..core.presenter_banners import window_banners
 from ..core.store import runs
 from ..core.views.partitions import boundaries, message_frame, session_spans
 from ..core.views.run_data import RunData
@@ -17,6 +18,7 @@ from .episodic_charts import (evoked_figure, insights_html, legend_html, predict
                               raw_html, ribbon_figure, show_html)
 from .live_controls import feeds, live_data
 from .map_widgets import map_figure
+from .presenter import is_presenting, scroll_to, show_banners
 from .safe import html_text, md_escape
 from .state import get_store
 
@@ -145,6 +147,8 @@ def story_box(data: RunData) -> None:
     if newest is None:
         st.info("Waiting for the first window to close.")
         return
+    presenting = is_presenting()
+    top = st.container()        # the presenter's banners, above the window they are about
     head, pick = st.columns([3, 2], vertical_alignment="center")
     with pick:
         window = window_picker(data, newest)
@@ -153,7 +157,11 @@ def story_box(data: RunData) -> None:
         # the window's decisions in its heading: what a viewer waits for, high on the screen
         chips = " ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
                          for s in story for r in s["decisions"].itertuples())
-        show_html(f"<b>Window {window}: {len(story)} episode(s)</b> {chips}")
+        show_html(f"<b class='live-newest'>Window {window}: {len(story)} episode(s)</b> {chips}")
+    if presenting:
+        with top:
+            show_banners(window_banners(data, window, story))
+            scroll_to(".live-newest", f"{data.run_id}:{window}")
     names = [f"{s['episode_id']}" for s in story]
     tabs = st.tabs(names) if len(story) > 1 else [st.container()]
     tau = data.info.config.tau
