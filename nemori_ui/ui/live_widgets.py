@@ -24,6 +24,7 @@ from .state import get_store
 
 BUSY_S, IDLE_S = 1.0, 3.0  # how often the panel refreshes while the feed works / otherwise
 LOG_ROWS = 8
+SHORT = {"predicted, not stored": "predicted"}    # a window's moment on its picker chip
 ACTION_COLOUR = {"new": "#1c7ed6", "merge": "#7048e8", "conflict": "#e03131",
                  "already known": "#868e96"}
 
@@ -129,8 +130,9 @@ def log_box(data: RunData) -> None:
     # a static table: a data grid redrawn every second flickers
     shown = log.head(LOG_ROWS).rename(columns={"predicted, not stored": "predicted",
                                                "already known": "known"})
+    # the window numbers shown: Streamlit's table hides an index unless told
     st.table(shown[["window", "predicted", "new", "merge", "conflict"]]
-             .set_index("window"))
+             .set_index("window"), hide_index=False)
     if len(log) > LOG_ROWS:
         st.caption(f"… and {len(log) - LOG_ROWS} earlier windows (all on the Knowledge page)")
 
@@ -148,8 +150,9 @@ def story_box(data: RunData) -> None:
         st.info("Waiting for the first window to close.")
         return
     presenting = is_presenting()
-    top = st.container()        # the presenter's banners, above the window they are about
-    head, pick = st.columns([3, 2], vertical_alignment="center")
+    # the presenter's banners, then the window's heading, then the windows to pick from: the
+    # picker under the heading, wrapping, so a long play's windows are not scrolled out of it
+    top, head, pick = st.container(), st.container(), st.container()
     with pick:
         window = window_picker(data, newest)
     story = window_story(data, window)
@@ -177,8 +180,9 @@ def window_picker(data: RunData, newest: int) -> int:
     moments = window_moments(data)
     picked = st.segmented_control(
         "Window", list(moments), key=f"live_window_{data.run_id}_{newest}",
-        label_visibility="collapsed",
-        format_func=lambda w: " · ".join([f"{w}", *moments.get(w, [])]))
+        label_visibility="collapsed", wrap=True,
+        format_func=lambda w: " · ".join([f"{w}", *(SHORT.get(m, m)
+                                                     for m in moments.get(w, []))]))
     window = picked or newest
     earlier = [w for w, found in moments.items() if w < window and "predicted, not stored" in found]
     if earlier and "predicted, not stored" not in moments.get(window, []):
