@@ -46,6 +46,8 @@ def test_a_whatif_rerun_shows_its_changed_memories_word_by_word(tmp_path, viewpo
         assert lines.count() >= 1, "no memory shown word by word"
         assert page.locator(".word-diffs .wd-added").count() > 0
         assert page.locator(".word-diffs .wd-removed").count() > 0
+        for text in lines.all_inner_texts():
+            assert not re.search(r"[.!?][A-Z]", text), f"two sentences run together: {text}"
         caption = page.get_by_text(re.compile(r"^Word by word.*the re-run at τ = 0\.80 adds"))
         assert caption.is_visible()
         lines.first.scroll_into_view_if_needed()
