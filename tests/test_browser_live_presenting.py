@@ -17,6 +17,7 @@ from tests.browser_app import (SHOTS, app_server, heading, open_browser, open_ho
                                wait_for)
 from tests.browser_presenter import font_px, press, presenter_on
 from tests.test_browser_live import metric
+from tests.test_browser_text_fits import CUT
 
 LIVE = re.compile(r"^\s*Live\s*$")
 WIDTH, HEIGHT = 1280, 800
@@ -124,7 +125,10 @@ def test_presenter_mode_on_the_live_page(tmp_path):
         page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
         settle(page)
         normal_type = font_px(page.get_by_text("Buffer", exact=True).first)
+        toggle = page.locator(".st-key-presenter_toggle [data-testid='stMarkdownContainer']")
+        assert not toggle.evaluate(CUT), f"the toggle's label is cut: {toggle.inner_text()!r}"
         page.get_by_text("Presenter mode", exact=True).click()
+        page.wait_for_url(re.compile(r"[?&]present=1"))
         settle(page)
         presenter_on(page, WIDTH)
         assert font_px(page.get_by_text("Buffer", exact=True).first) >= 1.2 * normal_type
@@ -163,6 +167,14 @@ def test_presenter_mode_on_the_live_page(tmp_path):
         log = page.locator('[data-testid="stTable"]').first
         assert log.locator("tbody tr").first.inner_text().split()[0] == "2", \
             "the windows log does not say which window a row is"
+
+        # scrolled away, the page comes back to the newest decisions when a window closes
+        page.mouse.move(WIDTH / 2, HEIGHT / 2)
+        page.mouse.wheel(0, 4000)
+        wait_for(lambda: not in_view(page, newest), 10, "scrolled away from the decisions")
+        done = int(metric(page, "Windows processed"))
+        wait_for(lambda: in_view(page, newest) and not newest.inner_text().startswith(
+            f"Window {done}:"), 60, "the newest decisions scrolled back into view")
 
         # the sample's sixth window contradicts a memory: its banner, gone back to
         wait_for(lambda: int(metric(page, "Windows processed")) >= 6, 90, "window 6 closed")

@@ -75,7 +75,7 @@ def choose_memory(info: runs.RunInfo | None) -> runs.RunInfo | None:
     if st.session_state.pop("live_demo_requested", False):
         open_demo()
         st.rerun()
-    c1, c2, c3, c4 = st.columns([5, 2, 2, 2], vertical_alignment="center")
+    c1, c2, c3, c4 = st.columns([4, 2, 2, 2.6], vertical_alignment="center")
     # first: the caption says where other runs are, and presenter mode hides the sidebar
     presenting = presenter_toggle(c4)
     if info is not None:

@@ -149,22 +149,20 @@ def story_box(data: RunData) -> None:
     if newest is None:
         st.info("Waiting for the first window to close.")
         return
-    presenting = is_presenting()
-    # the presenter's banners, then the window's heading, then the windows to pick from: the
-    # picker under the heading, wrapping, so a long play's windows are not scrolled out of it
-    top, head, pick = st.container(), st.container(), st.container()
+    # the presenter's banners and the window's heading in one box, scrolled into view as one;
+    # the windows to pick from under it, wrapping, so a long play's are not scrolled out of it
+    top, pick = st.container(key="live_newest"), st.container()
     with pick:
         window = window_picker(data, newest)
     story = window_story(data, window)
-    with head:
+    with top:
+        if is_presenting():
+            show_banners(window_banners(data, window, story))
+            scroll_to(".st-key-live_newest", f"{data.run_id}:{window}")
         # the window's decisions in its heading: what a viewer waits for, high on the screen
         chips = " ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
                          for s in story for r in s["decisions"].itertuples())
         show_html(f"<b class='live-newest'>Window {window}: {len(story)} episode(s)</b> {chips}")
-    if presenting:
-        with top:
-            show_banners(window_banners(data, window, story))
-            scroll_to(".live-newest", f"{data.run_id}:{window}")
     names = [f"{s['episode_id']}" for s in story]
     tabs = st.tabs(names) if len(story) > 1 else [st.container()]
     tau = data.info.config.tau
