@@ -51,6 +51,9 @@ def test_a_whatif_rerun_shows_its_changed_memories_word_by_word(tmp_path, viewpo
         caption = page.get_by_text(re.compile(r"^Word by word.*the re-run at τ = 0\.80 adds"))
         assert caption.is_visible()
         lines.first.scroll_into_view_if_needed()
-        page.mouse.move(0, 0)          # the Re-run button's tooltip off the diff
+        # the Re-run button's tooltip, shown while it is hovered or focused, off the diff
+        page.mouse.move(width - 5, 5)
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.wait_for_timeout(500)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"whatif-diff-{width}.png"))
