@@ -42,15 +42,20 @@ def stored_messages(home):
         store.close()
 
 
+def open_live_demo(page, url: str) -> None:
+    """The Live page with the demo script loaded, from the first page's button."""
+    open_home(page, url)
+    page.get_by_role("button", name=re.compile("Watch the memory react live")).click()
+    heading(page, LIVE).wait_for(state="visible")
+    page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
+    settle(page)
+
+
 def test_the_live_page_serves_a_presenter(tmp_path):
     home, log = tmp_path / "home", tmp_path / "streamlit.log"
     with app_server(home, log) as (url, _), \
             open_browser(viewport=(WIDTH, HEIGHT), failure_shot="live-presenting.png") as page:
-        open_home(page, url)
-        page.get_by_role("button", name=re.compile("Watch the memory react live")).click()
-        heading(page, LIVE).wait_for(state="visible")
-        page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
-        settle(page)
+        open_live_demo(page, url)
         step = page.get_by_role("button", name="Step", exact=True)
         speed = page.locator('[data-testid="stSlider"]', has_text="Seconds per message")
         step.hover()
@@ -119,11 +124,7 @@ def test_presenter_mode_on_the_live_page(tmp_path):
     home, log = tmp_path / "home", tmp_path / "streamlit.log"
     with app_server(home, log) as (url, _), \
             open_browser(viewport=(WIDTH, HEIGHT), failure_shot="live-presenter.png") as page:
-        open_home(page, url)
-        page.get_by_role("button", name=re.compile("Watch the memory react live")).click()
-        heading(page, LIVE).wait_for(state="visible")
-        page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
-        settle(page)
+        open_live_demo(page, url)
         normal_type = font_px(page.get_by_text("Buffer", exact=True).first)
         toggle = page.locator(".st-key-presenter_toggle [data-testid='stMarkdownContainer']")
         assert not toggle.evaluate(CUT), f"the toggle's label is cut: {toggle.inner_text()!r}"

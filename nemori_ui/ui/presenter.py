@@ -3,9 +3,9 @@ type, a banner at each moment worth stopping on, the newest decision scrolled in
 Space / R on the keyboard for the page's Step and Restart buttons.
 
 A toggle turns it on; `?present=1` in the address does too, so a presenter can bookmark it.
-Streamlit has no key bindings of its own. streamlit-shortcuts (the pinned component that
-adds them) also fires on keys typed into a text field, so R in the message box or in a
-select box's search would restart the script: the few lines of script here leave typing alone.
+Streamlit has no key bindings of its own. The streamlit-shortcuts component, which adds them,
+also fires on keys typed into a text field, so R in the message box or in a select box's
+search would restart the script: the few lines of script here leave typing alone.
 """
 
 from __future__ import annotations
