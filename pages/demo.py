@@ -5,15 +5,18 @@ import streamlit as st
 
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
+from nemori_ui.core.presenter_banners import skipped_banner
 from nemori_ui.core.tuning.demo import prediction_demo
 from nemori_ui.core.views.demo_story import consolidation_outcomes, demo_headline
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.jobs import registry
+from nemori_ui.ui.presenter import key_bindings, presenter_toggle, scroll_to, show_banners
 from nemori_ui.ui.state import current_run, get_store, list_runs, run_data
 from nemori_ui.ui.task_jobs import mine, outcome, remember, watch
 from nemori_ui.ui.tuning_widgets import demo_pair, start_demo
 
 page_setup("Prediction-error demo", needs_run=False)
+presenting = presenter_toggle()
 st.markdown("Nemori predicts each episode from what it already knows and stores only what the "
             "prediction missed. Nemori-s stores everything it distils. Same transcript, same "
             "engine: the difference is what prediction saved.")
@@ -56,6 +59,25 @@ for col, (label, key, fewer) in zip(cols, figures):
     col.metric(f"{label}, Nemori", value, delta=f"{-fewer:+d} against Nemori-s ({other})",
                delta_color="inverse")
 st.info(head["why"])
+
+
+def step_moment(by: int) -> None:
+    st.session_state.demo_moment = st.session_state.get("demo_moment", 0) + by if by else 0
+
+
+if presenting and demo["skipped_as_predicted"]:
+    # one skipped fact at a time, as a presenter tells them: Space for the next, R from the first
+    moment = st.session_state.get("demo_moment", 0)
+    banner = skipped_banner(demo["skipped_as_predicted"], moment)
+    shown, step, again = st.columns([8, 1.2, 1.2], vertical_alignment="center")
+    with shown:
+        show_banners([banner])
+    step.button("Next", key="demo_step", on_click=step_moment, args=(1,), width="stretch",
+                help="The next fact Nemori skipped (Space)")
+    again.button("Restart", key="demo_restart", on_click=step_moment, args=(0,),
+                 width="stretch", help="Back to the first skipped fact (R)")
+    key_bindings({" ": "demo_step", "r": "demo_restart"}, again)
+    scroll_to(".presenter-banner", f"demo:{moment % len(demo['skipped_as_predicted'])}")
 
 st.subheader("Repeated facts Nemori skipped because it predicted them")
 skipped = pd.DataFrame(demo["skipped_as_predicted"])

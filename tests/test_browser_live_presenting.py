@@ -2,7 +2,9 @@
 newest decisions show without scrolling, Step's row hides nothing, a play's "predicted, not
 stored" or conflict moment can be gone back to after the play ends, Load after a play says why Step and
 Play are off and offers a fresh play, the Messages metric keeps up, and a message typed after
-the script is dated after it."""
+the script is dated after it. In presenter mode: the page across the screen in large type, a
+banner at each "predicted, not stored" moment and conflict, Space steps, R restarts, and
+?present=1 in the address keeps it on."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from nemori_ui.core.store import open_store, records
 from nemori_ui.core.store.runs import list_runs
 from tests.browser_app import (SHOTS, app_server, heading, open_browser, open_home, settle,
                                wait_for)
+from tests.browser_presenter import font_px, press, presenter_on
 from tests.test_browser_live import metric
+from tests.test_browser_text_fits import CUT
 
 LIVE = re.compile(r"^\s*Live\s*$")
 WIDTH, HEIGHT = 1280, 800
@@ -38,15 +42,20 @@ def stored_messages(home):
         store.close()
 
 
+def open_live_demo(page, url: str) -> None:
+    """The Live page with the demo script loaded, from the first page's button."""
+    open_home(page, url)
+    page.get_by_role("button", name=re.compile("Watch the memory react live")).click()
+    heading(page, LIVE).wait_for(state="visible")
+    page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
+    settle(page)
+
+
 def test_the_live_page_serves_a_presenter(tmp_path):
     home, log = tmp_path / "home", tmp_path / "streamlit.log"
     with app_server(home, log) as (url, _), \
             open_browser(viewport=(WIDTH, HEIGHT), failure_shot="live-presenting.png") as page:
-        open_home(page, url)
-        page.get_by_role("button", name=re.compile("Watch the memory react live")).click()
-        heading(page, LIVE).wait_for(state="visible")
-        page.get_by_text("live_demo.txt: 0 of 30 messages added", exact=False).wait_for()
-        settle(page)
+        open_live_demo(page, url)
         step = page.get_by_role("button", name="Step", exact=True)
         speed = page.locator('[data-testid="stSlider"]', has_text="Seconds per message")
         step.hover()
@@ -109,3 +118,92 @@ def test_the_live_page_serves_a_presenter(tmp_path):
         step.click()
         page.get_by_text("live_demo.txt: 1 of 30 messages added", exact=False).wait_for()
     assert sorted(len(m) for m in stored_messages(home)) == [1, 31]
+
+
+def test_presenter_mode_on_the_live_page(tmp_path):
+    home, log = tmp_path / "home", tmp_path / "streamlit.log"
+    with app_server(home, log) as (url, _), \
+            open_browser(viewport=(WIDTH, HEIGHT), failure_shot="live-presenter.png") as page:
+        open_live_demo(page, url)
+        normal_type = font_px(page.get_by_text("Buffer", exact=True).first)
+        toggle = page.locator(".st-key-presenter_toggle [data-testid='stMarkdownContainer']")
+        assert not toggle.evaluate(CUT), f"the toggle's label is cut: {toggle.inner_text()!r}"
+        page.get_by_text("Presenter mode", exact=True).click()
+        page.wait_for_url(re.compile(r"[?&]present=1"))
+        settle(page)
+        presenter_on(page, WIDTH)
+        assert font_px(page.get_by_text("Buffer", exact=True).first) >= 1.2 * normal_type
+
+        # the sample's second window holds a statement its prediction already held
+        page.locator('[data-testid="stSelectbox"]', has_text="Transcript to play").click()
+        page.get_by_role("option", name="Bundled sample").click()
+        settle(page)
+        page.get_by_role("button", name="Load", exact=True).click()
+        page.get_by_text("sample_conversation.txt: 0 of 95 messages added", exact=False).wait_for()
+        settle(page)
+        press(page, " ")
+        page.get_by_text("sample_conversation.txt: 1 of 95 messages added", exact=False).wait_for()
+        settle(page)
+        assert metric(page, "Messages") == "1", "Space did not step"
+
+        speed = page.locator('[data-testid="stSlider"]', has_text="Seconds per message")
+        speed.get_by_role("slider").focus()
+        page.keyboard.press("Home")
+        settle(page)
+        page.get_by_role("button", name="Play", exact=True).click()
+        banner = page.locator(".presenter-banner.banner-predicted")
+        banner.wait_for(timeout=90_000)
+        assert banner.inner_text().startswith("Window 2: predicted, not stored")
+        assert "Maya drinks three cups of strong coffee" in banner.inner_text()
+        assert page.get_by_role("button", name="Pause", exact=True).is_visible(), \
+            "the play ended before the banner showed"
+        page.screenshot(path=SHOTS / "live-presenter-banner-1280.png")
+        # while it plays: the banner, the buffer and the newest decisions, all without scrolling
+        assert in_view(page, banner), "the banner is out of sight"
+        assert in_view(page, page.get_by_text("Buffer", exact=True).first), "buffer out of sight"
+        newest = page.locator(".live-newest")
+        assert newest.inner_text().startswith("Window 2") and in_view(page, newest)
+        assert in_view(page, page.locator("span", has_text=re.compile("^new$")).first), \
+            "the newest decisions are out of sight"
+        log = page.locator('[data-testid="stTable"]').first
+        assert log.locator("tbody tr").first.inner_text().split()[0] == "2", \
+            "the windows log does not say which window a row is"
+
+        # scrolled away, the page comes back to the newest decisions when a window closes
+        page.mouse.move(WIDTH / 2, HEIGHT / 2)
+        page.mouse.wheel(0, 4000)
+        wait_for(lambda: not in_view(page, newest), 10, "scrolled away from the decisions")
+        done = int(metric(page, "Windows processed"))
+        wait_for(lambda: in_view(page, newest) and not newest.inner_text().startswith(
+            f"Window {done}:"), 60, "the newest decisions scrolled back into view")
+
+        # the sample's sixth window contradicts a memory: its banner, gone back to
+        wait_for(lambda: int(metric(page, "Windows processed")) >= 6, 90, "window 6 closed")
+        page.get_by_role("radiogroup", name="Window").get_by_role(
+            "radio", name=re.compile(r"^6 · conflict")).click()
+        conflict = page.locator(".presenter-banner.banner-conflict")
+        conflict.wait_for()
+        assert conflict.inner_text().startswith("Window 6: conflict")
+        assert in_view(page, conflict)
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        settle(page)
+        page.screenshot(path=SHOTS / "live-presenter-conflict-1920.png")
+        page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+
+        # R: the script again from its first message, in a new memory; the old play stops
+        press(page, "r")
+        page.get_by_text("sample_conversation.txt: 0 of 95 messages added", exact=False).wait_for()
+        settle(page)
+        assert page.get_by_role("button", name="Play", exact=True).is_enabled()
+        fed = sorted(len(m) for m in stored_messages(home))
+        assert fed[0] == 0 and len(fed) == 2, fed
+        page.wait_for_timeout(2_000)
+        assert sorted(len(m) for m in stored_messages(home)) == fed, "the old play went on"
+
+        # a bookmark: the address says ?present=1, and a fresh load opens in presenter mode
+        assert "present=1" in page.url
+        page.goto(page.url, wait_until="commit")
+        heading(page, LIVE).wait_for(state="visible")
+        settle(page)
+        presenter_on(page, WIDTH)
+        page.screenshot(path=SHOTS / "live-presenter-reloaded-1280.png")

@@ -27,7 +27,7 @@ LAYERS = (
     ("views", "eval"),
     ("tuning",),
     ("scale",),                     # evaluation and sweep take an executor, never import Ray
-    ("job_tasks", "live", "live_view", "run_lock"),
+    ("job_tasks", "live", "live_view", "presenter_banners", "run_lock"),
     # the Python API, over everything else
     ("memory_api", "memory_async", "memory_edits", "memory_input", "memory_items",
      "memory_lines", "memory_live", "memory_models", "memory_search", "memory_worker"),

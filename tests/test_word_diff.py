@@ -17,3 +17,11 @@ def test_the_same_text_is_one_piece_and_an_empty_side_is_all_added_or_removed():
         ("same", "Ana  has a dog.")]
     assert [p.kind for p in word_diff("", "Ana has a dog.")] == ["added"]
     assert [p.kind for p in word_diff("Ana has a dog.", "")] == ["removed"]
+
+
+def test_the_last_word_of_either_text_stays_apart_from_the_piece_after_it():
+    pieces = word_diff("Maya runs on Sundays. Her long run was 12 km.", "Maya runs on Sundays.")
+    assert "".join(p.text for p in pieces) == "Maya runs on Sundays. Her long run was 12 km."
+    pieces = word_diff("Maya cycles along the river.", "Maya cycles along the river every day.")
+    assert [(p.kind, p.text) for p in pieces[-2:]] == [("removed", "river. "),
+                                                       ("added", "river every day.")]

@@ -35,4 +35,8 @@ def word_diff(before: str, after: str) -> list[Piece]:
             out.append(Piece(kind="removed", text="".join(a[i1:i2])))
         if j2 > j1:
             out.append(Piece(kind="added", text="".join(b[j1:j2])))
+    # the last word of either text has no space after it: keep it apart from a piece after it
+    for piece in out[:-1]:
+        if not piece.text[-1:].isspace():
+            piece.text += " "
     return out

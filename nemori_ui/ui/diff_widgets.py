@@ -22,8 +22,10 @@ def diff_html(before: str, after: str) -> str:
     return "".join(parts)
 
 
-def pair_diffs(pairs: list[dict], *, a: str = "text_a", b: str = "text_b") -> None:
-    """Each pair's texts as one line of word differences, the first SHOWN of them."""
+def pair_diffs(pairs: list[dict], *, a: str = "text_a", b: str = "text_b",
+               names: tuple[str, str] = ("A", "B")) -> None:
+    """Each pair's texts as one line of word differences, the first SHOWN of them; `names`
+    says in the caption which run is A and which is B."""
     if not pairs:
         return
     rows = "".join(f'<div style="margin:0.3em 0"><code>{escape(str(p.get("a", "")))}</code> → '
@@ -32,5 +34,5 @@ def pair_diffs(pairs: list[dict], *, a: str = "text_a", b: str = "text_b") -> No
     # st.html, not markdown: the texts are escaped as HTML and nothing in them is markup
     st.html(f'<div class="word-diffs">{rows}</div>')
     more = f" (the first {SHOWN} of {len(pairs)})" if len(pairs) > SHOWN else ""
-    st.caption(f"Word by word{more}: struck through, what A says and B does not; highlighted, "
-               "what B adds.")
+    st.caption(f"Word by word{more}: struck through, what {names[0]} says and {names[1]} does "
+               f"not; highlighted, what {names[1]} adds.")

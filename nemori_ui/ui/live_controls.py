@@ -18,6 +18,7 @@ from ..core.store import runs
 from ..core.transcripts import parse_transcript
 from ..core.views.run_data import RunData, load_run_data
 from .jobs import registry, session_clients
+from .presenter import is_presenting, key_bindings, presenter_toggle
 from .safe import md_escape
 from .state import get_store, home
 
@@ -74,11 +75,14 @@ def choose_memory(info: runs.RunInfo | None) -> runs.RunInfo | None:
     if st.session_state.pop("live_demo_requested", False):
         open_demo()
         st.rerun()
-    c1, c2, c3 = st.columns([6, 2, 2], vertical_alignment="center")
+    c1, c2, c3, c4 = st.columns([4, 2, 2, 2.6], vertical_alignment="center")
+    # first: the caption says where other runs are, and presenter mode hides the sidebar
+    presenting = presenter_toggle(c4)
     if info is not None:
         c1.caption(f"Feeding **{md_escape(info.name)}** · `{info.id}` · w = "
                    f"{info.config.window} · τ = {info.config.tau:g} · "
-                   f"{md_escape(info.decider)} (pick another run in the sidebar)")
+                   f"{md_escape(info.decider)}"
+                   + ("" if presenting else " (pick another run in the sidebar)"))
     else:
         c1.caption("No memory yet: start one, or open the demo.")
     if c2.button("New live memory", key="live_new", width="stretch",
@@ -135,10 +139,11 @@ def _send(feed: LiveFeed, last) -> None:
 
 
 def script_box(info: runs.RunInfo, feed: LiveFeed) -> None:
-    """One row: the transcript, Load, Step, Play or Pause, the speed and Flush. No tooltips
-    on Step and Play: a tooltip over the row hid the speed while a presenter stepped."""
+    """One row: the transcript, Load, Step, Play or Pause, the speed, Flush and Restart. No
+    tooltips on Step and Play: a tooltip over the row hid the speed while a presenter stepped.
+    In presenter mode Space presses Step and R presses Restart."""
     with st.container(border=True):
-        c = st.columns([3, 1, 1, 1, 3, 1], vertical_alignment="bottom")
+        c = st.columns([3, 1, 1, 1, 2.6, 1, 1.2], vertical_alignment="bottom")
         choice = c[0].selectbox("Transcript to play", [*SCRIPTS, "Upload a file"],
                                 key="live_script")
         upload = None
@@ -169,6 +174,12 @@ def script_box(info: runs.RunInfo, feed: LiveFeed) -> None:
         c[5].button("Flush", key="live_flush", width="stretch", on_click=_flush, args=(feed,),
                     help="Close the partial window in the buffer and process it now, as the "
                          "official library's flush does")
+        c[6].button("Restart", key="live_restart", width="stretch", disabled=script is None,
+                    on_click=restart, args=(info, feed),
+                    help="Play the transcript again from its first message, in a new memory "
+                         "with this run's settings (this one is kept)")
+        if is_presenting():
+            key_bindings({" ": "live_step", "r": "live_restart"}, c[6])
         if script is None:
             st.caption("No transcript loaded: choose one and Load it, or type a message.")
         elif script.done:
@@ -196,6 +207,14 @@ def replay(info: runs.RunInfo, source: str) -> str:
     run_id = start_memory(info.config, name=f"{info.name} · again")
     load_script(runs.get_run(get_store(), run_id), raw, source)
     return run_id
+
+
+def restart(info: runs.RunInfo, feed: LiveFeed) -> None:
+    """The script from its first message in a new memory: what is stored is never unstored."""
+    if feed.script is None:
+        return
+    feed.pause()
+    replay(info, feed.script.source)
 
 
 def _flush(feed: LiveFeed) -> None:

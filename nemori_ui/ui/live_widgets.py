@@ -9,6 +9,7 @@ import streamlit as st
 from ..core.live import LiveFeed
 from ..core.live_view import (buffer, last_window, predicted_not_stored, stable_map,
                               window_moments, window_story, windows_log)
+from ..core.presenter_banners import window_banners
 from ..core.store import runs
 from ..core.views.partitions import boundaries, message_frame, session_spans
 from ..core.views.run_data import RunData
@@ -17,11 +18,13 @@ from .episodic_charts import (evoked_figure, insights_html, legend_html, predict
                               raw_html, ribbon_figure, show_html)
 from .live_controls import feeds, live_data
 from .map_widgets import map_figure
+from .presenter import is_presenting, scroll_to, show_banners
 from .safe import html_text, md_escape
 from .state import get_store
 
 BUSY_S, IDLE_S = 1.0, 3.0  # how often the panel refreshes while the feed works / otherwise
 LOG_ROWS = 8
+SHORT = {"predicted, not stored": "predicted"}    # a window's moment on its picker chip
 ACTION_COLOUR = {"new": "#1c7ed6", "merge": "#7048e8", "conflict": "#e03131",
                  "already known": "#868e96"}
 
@@ -127,8 +130,9 @@ def log_box(data: RunData) -> None:
     # a static table: a data grid redrawn every second flickers
     shown = log.head(LOG_ROWS).rename(columns={"predicted, not stored": "predicted",
                                                "already known": "known"})
+    # the window numbers shown: Streamlit's table hides an index unless told
     st.table(shown[["window", "predicted", "new", "merge", "conflict"]]
-             .set_index("window"))
+             .set_index("window"), hide_index=False)
     if len(log) > LOG_ROWS:
         st.caption(f"… and {len(log) - LOG_ROWS} earlier windows (all on the Knowledge page)")
 
@@ -145,15 +149,20 @@ def story_box(data: RunData) -> None:
     if newest is None:
         st.info("Waiting for the first window to close.")
         return
-    head, pick = st.columns([3, 2], vertical_alignment="center")
+    # the presenter's banners and the window's heading in one box, scrolled into view as one;
+    # the windows to pick from under it, wrapping, so a long play's are not scrolled out of it
+    top, pick = st.container(key="live_newest"), st.container()
     with pick:
         window = window_picker(data, newest)
     story = window_story(data, window)
-    with head:
+    with top:
+        if is_presenting():
+            show_banners(window_banners(data, window, story))
+            scroll_to(".st-key-live_newest", f"{data.run_id}:{window}")
         # the window's decisions in its heading: what a viewer waits for, high on the screen
         chips = " ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
                          for s in story for r in s["decisions"].itertuples())
-        show_html(f"<b>Window {window}: {len(story)} episode(s)</b> {chips}")
+        show_html(f"<b class='live-newest'>Window {window}: {len(story)} episode(s)</b> {chips}")
     names = [f"{s['episode_id']}" for s in story]
     tabs = st.tabs(names) if len(story) > 1 else [st.container()]
     tau = data.info.config.tau
@@ -169,8 +178,9 @@ def window_picker(data: RunData, newest: int) -> int:
     moments = window_moments(data)
     picked = st.segmented_control(
         "Window", list(moments), key=f"live_window_{data.run_id}_{newest}",
-        label_visibility="collapsed",
-        format_func=lambda w: " · ".join([f"{w}", *moments.get(w, [])]))
+        label_visibility="collapsed", wrap=True,
+        format_func=lambda w: " · ".join([f"{w}", *(SHORT.get(m, m)
+                                                     for m in moments.get(w, []))]))
     window = picked or newest
     earlier = [w for w, found in moments.items() if w < window and "predicted, not stored" in found]
     if earlier and "predicted, not stored" not in moments.get(window, []):

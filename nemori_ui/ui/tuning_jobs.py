@@ -18,19 +18,22 @@ from ..core.pipeline.runner import start_run
 from ..core.store import runs
 from ..core.store.sweeps import list_sweeps
 from ..core.tuning.across import SweepSpec, conversation_label, input_key, plan
+from ..core.tuning.compare import knowledge_diff
 from ..core.tuning.point import point_figures
 from ..core.tuning.sweep import flat, parse_grid
 from ..core.views.prediction import admitted, looked_similarities
 from ..core.views.run_data import RunData
+from .diff_widgets import pair_diffs
 from .episodic_charts import similarity_histogram
 from .jobs import start_job
 from .safe import md_escape
-from .state import get_store, read_secrets
+from .state import get_store, read_secrets, run_data
 from .sweep_inputs import add_file, input_choices
 from .sweep_results import LAST_NAMED
 from .task_jobs import mine, outcome, remember, submit, watch
 
 WORKERS_HELP = "Ray workers; 1 runs in this process"
+WHATIF_BASE = "whatif_base"      # the run a what-if re-run was made from, to diff against
 OLD_TAU = "#495057"
 
 
@@ -155,6 +158,7 @@ def whatif_rerun(data: RunData, conv: Conversation, tau: float, first: int | Non
         except Exception as exc:  # noqa: BLE001 - a server that cannot be reached, a bad key
             st.error(f"Cannot start the re-run: {md_escape(f'{type(exc).__name__}: {exc}')}")
             return
+        st.session_state[WHATIF_BASE] = data.run_id
         remember("whatif", start_job(run_id, clients, kind="whatif"))
     watch(("whatif",))
     outcome(mine("whatif"), rerun_result)
@@ -177,3 +181,18 @@ def rerun_result(job: Job) -> None:
              if not (k in ("calls_made", "calls_reused", "input_tokens") and not v)
              and v is not None}
     st.dataframe(pd.DataFrame([shown]), hide_index=True)
+    base_id = st.session_state.get(WHATIF_BASE)
+    if base_id and base_id != info.id:
+        memory_changes(run_data(runs.get_run(store, base_id)), run_data(info))
+
+
+def memory_changes(base: RunData, rerun: RunData) -> None:
+    """The memories the re-run holds otherwise than the run it was made from, word by word,
+    as the Compare page shows two runs."""
+    k = knowledge_diff(base, rerun)
+    differ = k["reworded"] + k["contradicted"]
+    st.markdown(f"**Memories that differ from run {base.run_id}**")
+    st.caption(f"{len(k['reworded'])} reworded, {len(k['contradicted'])} contradicted, "
+               f"{len(k['only_a'])} only in the run, {len(k['only_b'])} only in the re-run, "
+               f"{len(k['same'])} the same (Compare runs lists them all).")
+    pair_diffs(differ, names=("the run", f"the re-run at τ = {rerun.info.config.tau:.2f}"))

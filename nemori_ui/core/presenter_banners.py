@@ -1,0 +1,90 @@
+"""What a presenter's banner says at the moments worth stopping on: statements a prediction
+already held, so they were not stored ("predicted, not stored"), and memories a window
+contradicted (a conflict). Decided here from the stored run, so the Live page and the demo
+never disagree with the Prediction error and Knowledge pages about which moment is which.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from .views.run_data import RunData
+
+QUOTE = 140      # a banner line quotes at most this many characters of a statement
+
+
+class Banner(BaseModel):
+    kind: Literal["predicted", "conflict"]
+    title: str          # short, read from across a room
+    note: str           # what the moment means, in a sentence
+    lines: list[str]
+
+
+def _quote(text: str) -> str:
+    text = " ".join((text or "").split())
+    return f"“{text[:QUOTE]}{'…' if len(text) > QUOTE else ''}”"
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner]:
+    """The banners of one processed window (1-based), from its story (`window_story`):
+    one for the statements its predictions held, one for the memories it contradicted;
+    none for a window that did neither."""
+    held, conflicts = [], []
+    for s in story:
+        comp = s.get("comparison") or {}
+        for row in comp.get("rows", []):
+            for c in row["covered"]:
+                line = f"{row['speaker']}: {_quote(c.text)}"
+                if c.predicted_by and c.predicted_by.strip() != c.text.strip():
+                    line += f", held by the prediction {_quote(c.predicted_by)}"
+                if c.score is not None:
+                    line += f" (similarity {c.score:.2f})"
+                held.append(line)
+        for r in s["decisions"].itertuples():
+            if r.action != "conflict":
+                continue
+            old = [t.strip() for t in str(r.targets or "").split(",") if t.strip()]
+            replaced = "; ".join(f"{t} {_quote(data.memory_text(t))}" for t in old)
+            conflicts.append(f"{r.result_id} {_quote(r.insight)}"
+                             + (f" replaces {replaced}" if replaced else ""))
+    banners = []
+    if held:
+        banners.append(Banner(
+            kind="predicted", title=f"Window {window}: predicted, not stored",
+            note=f"The prediction already held {_plural(len(held), 'statement', 'statements')}"
+                 f", so {'it was' if len(held) == 1 else 'they were'} not stored again.",
+            lines=held))
+    if conflicts:
+        banners.append(Banner(
+            kind="conflict", title=f"Window {window}: conflict",
+            note=f"What was just said contradicts "
+                 f"{_plural(len(conflicts), 'memory', 'memories')}: the newer fact replaces "
+                 "the older.", lines=conflicts))
+    return banners
+
+
+def skipped_banner(skipped: list[dict], index: int) -> Banner | None:
+    """The demo's banner for its `index`-th fact that Nemori skipped because it predicted it
+    (rows of `prediction_demo`'s `skipped_as_predicted`); None when there is none."""
+    if not skipped:
+        return None
+    index = index % len(skipped)
+    row = skipped[index]
+    lines = [_quote(row["text"]) + " · " + " · ".join(
+        str(row[k]) for k in ("message_id", "episode_id") if row.get(k))]
+    score = f" (similarity {row['score']:.2f})" if row.get("score") is not None else ""
+    if row.get("predicted_by") and row["predicted_by"].strip() == row["text"].strip():
+        lines.append(f"Nemori's prediction said it in the very same words{score}.")
+    elif row.get("predicted_by"):
+        lines.append(f"Nemori already held it: {_quote(row['predicted_by'])}{score}")
+    else:
+        lines.append("Nemori-s stored it; Nemori's prediction already held it.")
+    return Banner(kind="predicted",
+                  title=f"Predicted, not stored ({index + 1} of {len(skipped)})",
+                  note="Said again, and not stored, because Nemori predicted it.", lines=lines)

@@ -1,0 +1,84 @@
+"""The presenter's banners: which moment of a run is "predicted, not stored", which is a
+conflict, and what each says, read from real offline runs of the live demo and the sample."""
+
+from __future__ import annotations
+
+import pytest
+
+from nemori_ui.core.clients import build_clients
+from nemori_ui.core.config import PipelineConfig
+from nemori_ui.core.live import DEMO, DEMO_WINDOW
+from nemori_ui.core.live_view import window_story
+from nemori_ui.core.pipeline.runner import run_windows, start_run
+from nemori_ui.core.presenter_banners import skipped_banner, window_banners
+from nemori_ui.core.store import open_store
+from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.core.views.run_data import load_run_data
+from tests.conftest import SAMPLE
+
+
+def played(tmp_path_factory, path):
+    store = open_store(tmp_path_factory.mktemp("banners"))
+    config = PipelineConfig(window=DEMO_WINDOW)
+    clients = build_clients(config, store)
+    conv = load_transcript(path).conversations[0]
+    run_id = start_run(store, conv, config, clients, source=str(path), fmt="plain")
+    run_windows(store, run_id, clients)
+    return load_run_data(store, run_id)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return played(tmp_path_factory, DEMO)
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    return played(tmp_path_factory, SAMPLE)
+
+
+def banners(data, window):
+    return window_banners(data, window, window_story(data, window))
+
+
+def test_a_window_that_contradicts_memories_gets_a_conflict_banner(demo):
+    assert banners(demo, 1) == [] and banners(demo, 2) == []
+    [conflict] = banners(demo, 3)
+    assert (conflict.kind, conflict.title) == ("conflict", "Window 3: conflict")
+    assert "contradicts 2 memories" in conflict.note
+    lisbon = next(line for line in conflict.lines if "Lisbon" in line)
+    # the new fact and the one it replaces, by id and text
+    assert "replaces sm0001" in lisbon and "Porto" in lisbon
+
+
+def test_a_window_whose_prediction_held_a_statement_gets_a_predicted_banner(sample):
+    [held] = banners(sample, 2)
+    assert (held.kind, held.title) == ("predicted", "Window 2: predicted, not stored")
+    assert "held 1 statement, so it was not stored" in held.note
+    [line] = held.lines
+    assert line.startswith("Maya: “Maya drinks three cups of strong coffee")
+    assert "(similarity 1.00)" in line
+    # the prediction said it in the very same words: not quoted twice
+    assert "held by the prediction" not in line
+    assert banners(sample, 1) == []
+    assert [b.kind for b in banners(sample, 6)] == ["conflict"]
+
+
+def test_the_demo_steps_through_its_skipped_facts_and_wraps_round():
+    rows = [{"text": "Maya drinks coffee.", "message_id": "m0010", "episode_id": "ep0004",
+             "predicted_by": "Maya drinks three cups of coffee.", "score": 0.91},
+            {"text": "x " * 200, "message_id": None, "episode_id": "ep0009",
+             "predicted_by": None, "score": None}]
+    first = skipped_banner(rows, 0)
+    assert first.title == "Predicted, not stored (1 of 2)"
+    assert first.lines == ["“Maya drinks coffee.” · m0010 · ep0004",
+                           "Nemori already held it: “Maya drinks three cups of coffee.” "
+                           "(similarity 0.91)"]
+    second = skipped_banner(rows, 1)
+    assert "(2 of 2)" in second.title and second.lines[0].endswith("…” · ep0009")
+    assert "Nemori-s stored it" in second.lines[1]
+    assert skipped_banner(rows, 2) == first
+    said_again = skipped_banner([{**rows[0], "predicted_by": "Maya drinks coffee. "}], 0)
+    assert said_again.lines[1] == ("Nemori's prediction said it in the very same words "
+                                   "(similarity 0.91).")
+    assert skipped_banner([], 0) is None
