@@ -123,3 +123,11 @@ def test_pages_of_messages_hold_every_message_once_in_order(sample_run, limit):
     pd.testing.assert_frame_equal(joined, pv.message_frame(data))
     past = pv.message_page(store, run_id, src, len(data.messages), limit)
     assert past.empty and list(past.columns) == pv.MESSAGE_COLUMNS
+
+
+def test_a_page_holds_only_the_messages_its_source_knows(sample_run):
+    store, run_id = sample_run
+    data = load_run_data(store, run_id, with_vectors=False)
+    src = pv.stored_partition_source(store, run_id, data.info.config.window)
+    src.message_ids = src.message_ids[:30]      # as read before 65 more messages came
+    assert list(pv.message_page(store, run_id, src, 20, 50)["pos"]) == list(range(21, 31))

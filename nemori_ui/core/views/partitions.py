@@ -131,7 +131,9 @@ def message_frame(data: RunData) -> pd.DataFrame:
 
 def message_page(store: Store, run_id: str, src: PartitionSource, offset: int,
                  limit: int = PAGE_ROWS) -> pd.DataFrame:
-    """Messages `offset`+1 .. `offset`+`limit` of a stored run (see `frame_of`)."""
+    """Messages `offset`+1 .. `offset`+`limit` of a stored run (see `frame_of`); of those
+    `src` knows: a message added since it was read waits for the next read."""
+    limit = min(limit, len(src.message_ids) - offset)
     return frame_of(src, page_reads.message_page(store, run_id, offset, limit), offset + 1)
 
 
