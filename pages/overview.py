@@ -6,7 +6,7 @@ from nemori_ui.core.views.wording import plural
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import current_run, health as run_health, summary as run_figures
 
-data = page_setup("Nemori Inspector", needs_run=False)
+data = page_setup("Nemori Inspector", needs_run=False, whole_run=False)
 
 st.markdown(
     "Nemori keeps what it **could not predict**. It cuts a conversation into episodes, writes "

@@ -2,37 +2,51 @@
 
 import streamlit as st
 
-from nemori_ui.core.views.episodes import episode_label, episode_messages
-from nemori_ui.core.views.partitions import (boundaries, cuts_table, message_frame,
-                                             session_spans, window_table)
+from nemori_ui.core.store import page_reads
+from nemori_ui.core.views.episodes import head_label, message_table
+from nemori_ui.core.views.partitions import (PAGE_ROWS, boundaries, cuts_table, message_page,
+                                             partition_figures, session_spans, window_table)
 from nemori_ui.ui.append_form import mark_appends, stored_markers
 from nemori_ui.ui.episodic_charts import ribbon_figure
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.mark_widgets import mark_control
 from nemori_ui.ui.readable import readable_gaps, without_constant
+from nemori_ui.ui.state import get_store, partition_source
 
-data = page_setup("Partitions")
-if data is None:
+info = page_setup("Partitions", whole_run=False)
+if info is None:
     st.stop()
 
-frame = message_frame(data)
-if not (frame["raw_episode"] != "").any():
+src = partition_source(info)
+figures = partition_figures(src)
+if not figures.partitioned:
     st.info("No window has been partitioned yet.")
     st.stop()
 
-w = data.info.config.window
+w = info.config.window
 st.markdown(
     f"The transcript is buffered into windows of **w = {w}** messages; each full window is cut "
     "into episodes, and an episode may later be merged into an earlier one it continues.")
 
+total = len(src.message_ids)
+offset = 0
+if total > PAGE_ROWS:     # a big run is read and drawn a page of messages at a time
+    starts = list(range(0, total, PAGE_ROWS))
+    offset = st.selectbox(
+        "Messages", starts, key=f"part_page_{info.id}",
+        format_func=lambda s: f"{s + 1:,}–{min(s + PAGE_ROWS, total):,} of {total:,}",
+        help=f"The ribbon and the tables below show {PAGE_ROWS:,} messages at a time")
+frame = message_page(get_store(), info.id, src, offset, PAGE_ROWS)
+shown_windows = set(frame["window"])
+
 COLOR_BY = {"episode": "Episode after integration", "raw_episode": "Episode as partitioned"}
 color_by = st.radio("Colour messages by", list(COLOR_BY), format_func=COLOR_BY.get,
-                    horizontal=True, key=f"part_color_{data.run_id}")
+                    horizontal=True, key=f"part_color_{info.id}")
 cuts = boundaries(frame)
 ribbon = ribbon_figure(frame, color_by, w, cuts, session_spans(frame))
-appended = stored_markers(data.run_id)
+appended = stored_markers(info.id)
 mark_appends(ribbon, appended)
-st.plotly_chart(ribbon, key=f"part_ribbon_{data.run_id}_{color_by}",
+st.plotly_chart(ribbon, key=f"part_ribbon_{info.id}_{color_by}_{offset}",
                 config={"displayModeBar": False})
 st.caption("One cell per message. Dotted lines: window edges (every w messages, or earlier "
            "where a flush or an append closed a window). Dashed lines and ▼: cuts inside a "
@@ -40,12 +54,12 @@ st.caption("One cell per message. Dotted lines: window edges (every w messages, 
            "a cell for its speaker and text."
            + (" Orange lines: where each append started, with its source." if appended else ""))
 
-windows = window_table(data)
+windows = window_table(src)
 repaired = int(windows["repaired"].sum())
 c = st.columns(4)
-c[0].metric("Windows partitioned", f"{len(windows)} of {data.info.windows_total}")
-c[1].metric("Episodes as partitioned", frame.loc[frame.raw_episode != "", "raw_episode"].nunique())
-c[2].metric("Episodes after integration", frame.loc[frame.episode != "", "episode"].nunique())
+c[0].metric("Windows partitioned", f"{len(windows)} of {info.windows_total}")
+c[1].metric("Episodes as partitioned", figures.raw_episodes)
+c[2].metric("Episodes after integration", figures.episodes)
 c[3].metric("Repaired partitions", repaired,
             help="windows whose proposed partition omitted, repeated or misplaced a message")
 
@@ -55,9 +69,11 @@ if repaired:
                "window; the repairs are listed below and nothing was lost.")
 else:
     st.caption("Every proposed partition was already valid: no repair was needed.")
-only = st.toggle("Only repaired windows", key=f"part_only_repaired_{data.run_id}",
+only = st.toggle("Only repaired windows", key=f"part_only_repaired_{info.id}",
                  disabled=not repaired)
-st.dataframe(windows[windows["repaired"]] if only else windows, hide_index=True,
+# the repaired windows of the whole run; otherwise those of the messages shown
+st.dataframe(windows[windows["repaired"]] if only else
+             windows[windows["window"].isin(shown_windows)], hide_index=True,
              column_config={"repaired": st.column_config.CheckboxColumn("repaired"),
                             "proposed (1-based)": st.column_config.TextColumn(
                                 width="medium",
@@ -69,22 +85,23 @@ st.dataframe(windows[windows["repaired"]] if only else windows, hide_index=True,
 st.subheader("Cuts and their reasons")
 st.caption("One row per episode a window was cut into. The reason is the partitioner's: a "
            "topic label from an LLM, or the signal the offline engine cut at.")
-cut_rows = cuts_table(data)
+cut_rows = cuts_table(src)
+cut_rows = cut_rows[cut_rows["window"].isin(shown_windows)].copy()
 cut_rows["reason"] = cut_rows["reason"].map(readable_gaps)
 # a group is always contiguous after repair; the column only matters when one is not
 st.dataframe(without_constant(cut_rows, "contiguous"), hide_index=True,
              column_config={"reason": st.column_config.TextColumn(width="large")})
 
 st.subheader("Messages of an episode")
-options = [e.id for e in data.episodes]
-chosen = st.selectbox("Episode", options, format_func=lambda i: episode_label(data, i),
-                      key=f"part_episode_{data.run_id}")
+options = [e.id for e in src.episodes]
+chosen = st.selectbox("Episode", options, format_func=lambda i: head_label(src.episode_by_id, i),
+                      key=f"part_episode_{info.id}")
 if chosen:
-    episode = data.episode_by_id[chosen]
+    episode = src.episode_by_id[chosen]
     if episode.status != "active":
         st.caption(f"{chosen} was merged into {episode.superseded_by}.")
-    cut = next((e for e in data.stage("partition") if e.window == episode.window), None)
+    cut = next((e for e in src.partitions if e.window == episode.window), None)
     if cut is not None:
-        mark_control(data.run_id, cut.seq, f"partition of window {episode.window + 1}")
-    st.dataframe(episode_messages(data, chosen)[["time", "speaker", "text", "message"]],
-                 hide_index=True)
+        mark_control(info.id, cut.seq, f"partition of window {episode.window + 1}")
+    told = page_reads.messages_by_id(get_store(), info.id, episode.message_ids)
+    st.dataframe(message_table(told)[["time", "speaker", "text", "message"]], hide_index=True)

@@ -74,6 +74,25 @@ def test_partitions_show_the_ribbon_windows_cuts_and_an_episode(sample_home):
     assert not at.exception
 
 
+def test_a_big_run_shows_its_partitions_a_page_of_messages_at_a_time(sample_home,
+                                                                     monkeypatch):
+    data = sample_home
+    monkeypatch.setattr("nemori_ui.core.views.partitions.PAGE_ROWS", 50)
+    at = page("partitions", data.run_id).run()
+    assert not at.exception
+    pager = at.selectbox(key=f"part_page_{data.run_id}")
+    n = len(data.messages)
+    assert 50 < n <= 100 and pager.options == [f"1–50 of {n}", f"51–{n} of {n}"]
+    first = at.dataframe[0].value
+    assert list(first["window"]) == [1, 2, 3]        # w = 20: the windows of messages 1-50
+    assert at.metric[0].value == f"{data.info.windows_total} of {data.info.windows_total}"
+    pager.select_index(1).run()
+    assert not at.exception
+    assert list(at.dataframe[0].value["window"]) == [3, 4, 5]
+    cuts = at.dataframe[1].value
+    assert set(cuts["window"]) == {3, 4, 5} and cuts["ends at"].max() == n
+
+
 def test_episodes_show_cards_filters_and_a_merge_side_by_side(sample_home):
     data = sample_home
     at = page("episodes", data.run_id).run()

@@ -10,7 +10,8 @@ document by its best passage. The paper (§3.4) ranks by narrative alone:
 `episode_match = "narrative"` does that, and integration always does.
 
 The per-episode maximum needs every line's score, so the lines are one matrix searched with
-a single product (the same arithmetic as an exact FAISS index, without a k to choose).
+a single product (FAISS's own kernel, as an exact index scores, without a k to choose), and
+only the episodes that can reach the top k are sorted.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from .models import Episode, Message
 from .pipeline.state import MemoryState
+from .vectors import inner_products
 
 
 def line_text(m: Message) -> str:
@@ -46,7 +48,7 @@ class EpisodeLines:
         if not len(self._vectors):
             return {}
         q = np.asarray(vector, dtype=np.float32)
-        scores = self._vectors @ (q / (np.linalg.norm(q) or 1.0))
+        scores = inner_products(self._vectors, q / (np.linalg.norm(q) or 1.0))
         top = np.full(len(self.episode_ids), -np.inf, dtype=np.float32)
         np.maximum.at(top, self._owner, scores)
         return dict(zip(self.episode_ids, top.tolist()))
@@ -60,13 +62,29 @@ def attach_lines(state: MemoryState, messages: dict[str, Message], embedder, con
 
 def find_episodes(state: MemoryState, vector: np.ndarray, k: int) -> list[tuple[Episode, float]]:
     """The top-k episodes for a question: by narrative, or by narrative and best line when the
-    memory has its lines attached."""
+    memory has its lines attached; ties by episode id."""
     lines = state.lines
     if lines is None:
         return state.search_episodes(vector, k)
     # every episode the run's index returns is a candidate (all of them, for an exact index)
-    every = state.search_episodes(vector, max(k, len(state.episode_index)))
+    every = state.episode_index.scores(vector)
+    if every is None:
+        hits = state.search_episodes(vector, max(k, len(state.episode_index)))
+        every = [e.id for e, _ in hits], np.asarray([s for _, s in hits], dtype=np.float32)
+    ids, narrative = every
     best = lines.best(vector)
-    scored = [(e, (s + best[e.id]) / 2 if e.id in best else s) for e, s in every]
-    scored.sort(key=lambda pair: (-pair[1], pair[0].id))
-    return scored[:k]
+    line = np.asarray([best.get(i, np.nan) for i in ids], dtype=np.float64)
+    narrative = narrative.astype(np.float64)
+    scores = np.where(np.isnan(line), narrative, (narrative + line) / 2).tolist()
+    return [(state.episodes[ids[i]], scores[i]) for i in top_k(scores, ids, k)]
+
+
+def top_k(scores: list[float], ids: list[str], k: int) -> list[int]:
+    """Positions of the k best scores, best first, ties by id: only the scores at or above
+    the k-th best are sorted."""
+    if k <= 0 or not scores:
+        return []
+    cut = len(scores) - k
+    candidates = range(len(scores)) if cut <= 0 else \
+        np.flatnonzero(np.asarray(scores) >= np.partition(scores, cut)[cut]).tolist()
+    return sorted(candidates, key=lambda i: (-scores[i], ids[i]))[:k]

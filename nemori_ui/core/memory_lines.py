@@ -12,6 +12,7 @@ import numpy as np
 
 from .episode_lines import line_text
 from .models import Episode, Message
+from .vectors import inner_products
 
 
 class LiveLines:
@@ -72,7 +73,7 @@ class LiveLines:
         if not self._n:
             return {}
         q = np.asarray(vector, dtype=np.float32)
-        scores = self._vectors[:self._n] @ (q / (np.linalg.norm(q) or 1.0))
+        scores = inner_products(self._vectors[:self._n], q / (np.linalg.norm(q) or 1.0))
         scores[~self._alive[:self._n]] = -np.inf
         top = np.maximum.reduceat(scores, np.asarray(self._starts, dtype=np.int64))
         held = np.flatnonzero(top > -np.inf)

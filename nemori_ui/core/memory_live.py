@@ -38,6 +38,7 @@ class LiveRun:
         self.messages: list[Message] = []
         self.by_id: dict[str, Message] = {}
         self.cuts: list[int] = []
+        self._spans: tuple[tuple, list[tuple[int, int]]] = ((), [])
         self.windows_done = 0
         self.state: MemoryState | None = None
         self.processing = False
@@ -83,8 +84,14 @@ class LiveRun:
             self._read_messages()
 
     def spans(self) -> list[tuple[int, int]]:
+        """The closed windows (read, not changed, by callers): recounted only when a message
+        or a cut came, not on every search."""
         with self.tail_lock:
-            return window_spans(len(self.messages), self.config.window, self.cuts, flush=False)
+            key = (len(self.messages), tuple(self.cuts))
+            if self._spans[0] != key:
+                self._spans = key, window_spans(key[0], self.config.window, self.cuts,
+                                                flush=False)
+            return self._spans[1]
 
     def pending(self) -> int:
         """Messages in the buffer: after the last closed window."""

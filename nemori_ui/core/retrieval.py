@@ -41,11 +41,19 @@ def stamped_context(config: PipelineConfig) -> bool:
     return config.prompts == "paper" and config.backend != "offline"
 
 
-def memory_time(memory, messages: dict[str, Message]) -> str:
-    """When a semantic memory was said: its latest source message."""
-    stamps = [messages[i].timestamp for i in memory.source_message_ids
-              if i in messages and messages[i].timestamp]
-    return stamp(max(stamps)) if stamps else NO_TIME
+def memory_time(memory, messages: dict[str, Message],
+                said_at: dict[tuple[str, int], str] | None = None) -> str:
+    """When a semantic memory was said: its latest source message (kept in `said_at`, a
+    memory state's, once found: a memory's sources never change under its id)."""
+    key = (memory.id, len(memory.source_message_ids))
+    if said_at is not None and key in said_at:
+        return said_at[key]
+    held = [messages[i] for i in memory.source_message_ids if i in messages]
+    stamps = [m.timestamp for m in held if m.timestamp]
+    found = stamp(max(stamps)) if stamps else NO_TIME
+    if said_at is not None and len(held) == len(memory.source_message_ids):
+        said_at[key] = found        # else a source not read yet may still change it
+    return found
 
 
 def load_state(store: Store, run_id: str, dim: int) -> MemoryState:
@@ -85,7 +93,7 @@ def retrieve(question: str, question_vec: np.ndarray, state: MemoryState,
                                  "timestamp": m.timestamp.isoformat() if m.timestamp else None,
                                  "source_ref": m.source_ref})
     memory_rows = [{"id": m.id, "score": round(s, 4), "text": m.text,
-                    "time": memory_time(m, messages)} for m, s in mems]
+                    "time": memory_time(m, messages, state.said_at)} for m, s in mems]
     context = build_context(episode_rows if episodic else [], memory_rows, raw_rows,
                             stamped=stamped)
     return Retrieval(question=question, episodes=episode_rows if episodic else [],

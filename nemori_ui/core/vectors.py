@@ -20,6 +20,21 @@ import numpy as np
 faiss.omp_set_num_threads(int(os.environ.get("NEMORI_FAISS_THREADS", "1")))
 
 Kind = Literal["flat", "hnsw", "ivf"]
+
+
+def inner_products(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """`rows @ query` on this thread, by FAISS's kernel: numpy hands a product this size to
+    its BLAS, which spreads it over every core and, with the cores busy, took 15-20 ms for
+    10,000 rows where one thread takes half a millisecond."""
+    rows = np.ascontiguousarray(rows, dtype=np.float32)
+    query = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
+    if rows.ndim != 2 or rows.shape[1] != len(query):
+        raise ValueError(f"rows of shape {rows.shape} against a query of {len(query)}")
+    out = np.empty(len(rows), dtype=np.float32)
+    if len(rows):
+        faiss.fvec_inner_products_ny(faiss.swig_ptr(out), faiss.swig_ptr(query),
+                                     faiss.swig_ptr(rows), len(query), len(rows))
+    return out
 Hit = tuple[str, float]
 
 
@@ -221,6 +236,20 @@ class VectorStore:
                exclude: Collection[str] = ()) -> list[Hit]:
         """Top-k ids by cosine, best first; with ``threshold`` only scores strictly above it."""
         return self._search(self._unit(query, "query"), k, threshold, exclude)[0]
+
+    def scores(self, query: np.ndarray) -> tuple[list[str], np.ndarray] | None:
+        """Every id with its score for `query`, in no particular order, as `search` with k
+        the whole store scores them (without sorting them in Python); None for an index
+        that finds rather than scores them all (hnsw, a trained ivf)."""
+        if self.kind == "hnsw" or self._ivf_trained:
+            return None
+        q = self._unit(query, "query")
+        with self._lock:
+            total = self._index.ntotal
+            if not total:
+                return [], np.zeros(0, dtype=np.float32)
+            scores, labels = self._index.search(q, total)
+            return [self._name[lab] for lab in labels[0].tolist()], scores[0]
 
     def search_many(self, queries: np.ndarray, k: int) -> list[list[Hit]]:
         queries = np.asarray(queries)

@@ -62,6 +62,7 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
     shape per episode and per edge made the page take seconds on long transcripts.
     """
     n = len(frame)
+    first = int(frame["pos"].iloc[0]) if n else 1   # a page of a big run starts further on
     order = list(dict.fromkeys(v for v in frame[color_by] if v))
     colour = {eid: PALETTE[i % len(PALETTE)] for i, eid in enumerate(order)}
     fig = go.Figure(go.Bar(
@@ -84,7 +85,7 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
                 hovertemplate="session %{customdata}<extra></extra>")
     # where the window changes: every w messages, or earlier where a flush or an append cut it
     windows = list(frame["window"])
-    edges = [p + 0.5 for p in range(1, n) if windows[p] != windows[p - 1]]
+    edges = [first + p - 0.5 for p in range(1, n) if windows[p] != windows[p - 1]]
     for xs, style in ((edges, dict(color="#495057", width=1, dash="dot")),
                       ([p - 0.5 for p in cuts], dict(color="#212529", width=2, dash="dash"))):
         fig.add_scatter(x=[v for x in xs for v in (x, x, None)],
@@ -101,7 +102,8 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
                                    "<extra></extra>"))
     fig.update_layout(
         barmode="overlay", bargap=0, height=260, margin=dict(l=10, r=10, t=10, b=40),
-        xaxis=dict(title="message (transcript order)", range=[0.5, n + 0.5], showgrid=False),
+        xaxis=dict(title="message (transcript order)", range=[first - 0.5, first + n - 0.5],
+                   showgrid=False),
         yaxis=dict(range=[-0.4, 1.25], tickvals=[-0.21, 0.5], ticktext=["session", "episode"],
                    showgrid=False, zeroline=False))
     return fig

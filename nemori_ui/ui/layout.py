@@ -151,8 +151,12 @@ def leave_automatic_navigation() -> None:
         st.rerun()
 
 
-def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True) -> RunData | None:
-    """Every page starts here, so any page also works when opened on its own."""
+def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True,
+               whole_run: bool = True) -> RunData | runs.RunInfo | None:
+    """Every page starts here, so any page also works when opened on its own.
+
+    With `whole_run=False` the page gets the run's `RunInfo` and reads what it shows itself
+    (counts and pages of rows from the store): loading a big run whole takes seconds."""
     leave_automatic_navigation()
     # again here, not only in app.py: a page opened by its URL before the router has run
     # would otherwise render narrow, under Streamlit's default title
@@ -168,14 +172,14 @@ def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True) ->
             st.info("No run to show yet: run the bundled sample or a transcript of yours first.")
             run_page_link()
         return None
-    data = run_data(info)
+    data = run_data(info) if whole_run else info
     if not run_notes:
         return data
-    if data.info.decider == OFFLINE_LABEL:
+    if info.decider == OFFLINE_LABEL:
         st.caption("Results from the **offline engine, no LLM**: decisions made from embeddings "
                    "and rules.")
-    if data.info.status != "done":
-        st.warning(f"This run is {data.info.status} ({data.info.windows_done} of "
-                   f"{data.info.windows_total} windows done)"
-                   + (f": {md_escape(data.info.error)}" if data.info.error else "."))
+    if info.status != "done":
+        st.warning(f"This run is {info.status} ({info.windows_done} of "
+                   f"{info.windows_total} windows done)"
+                   + (f": {md_escape(info.error)}" if info.error else "."))
     return data

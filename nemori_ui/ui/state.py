@@ -19,6 +19,7 @@ from ..core.store import runs
 from ..core.store.health import RunHealth, run_health
 from ..core.summary import run_summary
 from ..core.tuning.sweep import point_figures, stored_recall
+from ..core.views.partitions import PartitionSource, stored_partition_source
 from ..core.views.run_data import RunData, load_run_data
 
 DEFAULTS = {
@@ -131,6 +132,16 @@ def _stamp(info: runs.RunInfo) -> str:
     return f"{info.updated_at}|{info.windows_done}|{info.status}"
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _partitions(home_path: str, run_id: str, stamp: str, window: int) -> PartitionSource:
+    return stored_partition_source(_store_for(home_path), run_id, window)
+
+
+def partition_source(info: runs.RunInfo) -> PartitionSource:
+    """The run's partition ids and links, reread only when the run changed."""
+    return _partitions(str(home()), info.id, _stamp(info), info.config.window)
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def _summary(home_path: str, run_id: str, stamp: str) -> dict:
     return run_summary(_store_for(home_path), run_id)
@@ -171,5 +182,6 @@ def health(info: runs.RunInfo) -> RunHealth:
 def clear_data_cache() -> None:
     _health.clear()
     _run_data.clear()
+    _partitions.clear()
     _summary.clear()
     _point.clear()

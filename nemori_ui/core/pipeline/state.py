@@ -25,6 +25,9 @@ class MemoryState:
         # the episodes' messages as vectors, attached when the memory is loaded for answering
         # (`episode_lines.attach_lines`); a memory being built never has them
         self.lines = None
+        # when each memory was said, as retrieval stamps it, by (id, number of sources): a
+        # merged memory's sources run to thousands of messages, read again on every search
+        self.said_at: dict[tuple[str, int], str] = {}
 
     @classmethod
     def restore(cls, dim: int, episodes: list[Episode], memories: list[SemanticMemory],

@@ -6,9 +6,11 @@ Windows are shown 1-based here, as a person counts them; events store them 0-bas
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Callable, Container, Iterable, Mapping
 
 import pandas as pd
 
+from ..models import Message
 from ..stage_events import EpisodeText, IntegratePayload
 from .run_data import RunData
 
@@ -29,17 +31,25 @@ def time_span(start: datetime | None, end: datetime | None) -> str:
     return f"{fmt_time(start)} – {fmt_time(end)}"
 
 
-def final_episode_id(data: RunData, episode_id: str | None) -> str | None:
-    """The active episode an episode ended up in, following merges (cycles cannot loop)."""
+def follow_merges(episode_id: str | None, successor: Callable[[str], str | None],
+                  known: Container[str]) -> str | None:
+    """Where an episode ended up: its `successor` and theirs, as far as `known` episodes go
+    (cycles cannot loop)."""
     seen: set[str] = set()
     current = episode_id
-    while current in data.episode_by_id and current not in seen:
+    while current in known and current not in seen:
         seen.add(current)
-        successor = data.episode_by_id[current].superseded_by
-        if not successor:
+        following = successor(current)
+        if not following:
             break
-        current = successor
+        current = following
     return current
+
+
+def final_episode_id(data: RunData, episode_id: str | None) -> str | None:
+    """The active episode an episode ended up in, following merges."""
+    return follow_merges(episode_id, lambda i: data.episode_by_id[i].superseded_by,
+                         data.episode_by_id)
 
 
 def message_span(data: RunData, message_ids: list[str]) -> str:
@@ -52,18 +62,28 @@ def message_span(data: RunData, message_ids: list[str]) -> str:
     return f"{ends} ({len(known)})"
 
 
+def message_table(messages: Iterable[Message]) -> pd.DataFrame:
+    """Messages as the pages list them."""
+    rows = [{"message": m.id, "time": fmt_time(m.timestamp), "speaker": m.speaker, "text": m.text}
+            for m in messages]
+    return pd.DataFrame(rows, columns=["message", "time", "speaker", "text"])
+
+
 def episode_messages(data: RunData, episode_id: str) -> pd.DataFrame:
     """The raw messages of an episode, in transcript order."""
     episode = data.episode_by_id.get(episode_id)
     ids = set(episode.message_ids) if episode else set()
-    rows = [{"message": m.id, "time": fmt_time(m.timestamp), "speaker": m.speaker, "text": m.text}
-            for m in data.messages if m.id in ids]
-    return pd.DataFrame(rows, columns=["message", "time", "speaker", "text"])
+    return message_table(m for m in data.messages if m.id in ids)
 
 
 def episode_label(data: RunData, episode_id: str, width: int = 70) -> str:
     """A plain-text option label for choosers: id, cue (shortened), status."""
-    episode = data.episode_by_id.get(episode_id)
+    return head_label(data.episode_by_id, episode_id, width)
+
+
+def head_label(episode_by_id: Mapping, episode_id: str, width: int = 70) -> str:
+    """`episode_label` over any mapping of episodes (or episode heads) by id."""
+    episode = episode_by_id.get(episode_id)
     if episode is None:
         return episode_id
     cue = episode.cue if len(episode.cue) <= width else episode.cue[:width - 1] + "…"
