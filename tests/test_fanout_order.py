@@ -76,10 +76,16 @@ class Ref:
 
 @pytest.fixture
 def reversed_ray(monkeypatch):
+    return stand_in_for_ray(monkeypatch)
+
+
+def stand_in_for_ray(monkeypatch) -> Reversed:
+    """Reversed in Ray's place for the executor and the commands, until the test ends."""
     executor = Reversed()
     monkeypatch.setattr(ray_executor, "connect", lambda *a, **k: executor)
-    monkeypatch.setattr(ray_executor, "start_home_vectors", lambda *a, **k: None)
+    monkeypatch.setattr(ray_executor, "start_home_caches", lambda *a, **k: None)
     monkeypatch.setattr("nemori_ui.cli.eval.check_workers", lambda args: None)   # no Ray needed
+    monkeypatch.setattr("nemori_ui.cli.sweep.check_workers", lambda args: None)
     return executor
 
 
@@ -135,7 +141,7 @@ def test_a_fanned_sweep_returns_its_points_in_grid_order(reversed_ray, tmp_path)
     store = open_store(tmp_path / "home")
     heard = []
     points = sweep(store, conv, PipelineConfig(), grid, lambda c: build_clients(c, store),
-                   source="sample head", fmt="text", executor=executor_for(4),
+                   source="sample head", fmt="text", executor=executor_for(4, force=True),
                    on_point=heard.append)
     wanted = [(0.5, 10), (0.5, 20), (0.6, 10), (0.6, 20)]
     at = lambda p: (p["params"]["tau"], p["params"]["window"])   # noqa: E731

@@ -47,7 +47,7 @@ def test_json_stays_alone_on_stdout_when_a_worker_dies(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), FAULTS_ENV: str(faults)}
     done = subprocess.run(
         [sys.executable, "-m", "nemori_ui", "sweep", str(SAMPLE), "--tau", "0.5,0.6",
-         "--workers", "2", "--home", str(tmp_path / "home"), "--json"],
+         "--workers", "2", "--force-workers", "--home", str(tmp_path / "home"), "--json"],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "faults.json.tau_0.5.attempts").read_text() == "2"   # died, then ran

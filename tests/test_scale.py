@@ -184,7 +184,7 @@ def test_a_task_that_always_fails_is_named_and_the_others_land(local_ray, locomo
     inject(local_ray)
     again = []
     _, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30),
-                          executor=executor_for(2), progress=again.append)
+                          executor=executor_for(2, force=True), progress=again.append)
     assert [p.name for p in again if p.state == "started"] == ["tau=0.6 window=10"]
     assert len(points) == 4 and len(runs.list_runs(store)) == 4
 
@@ -206,12 +206,60 @@ def test_a_fanned_sweep_with_a_model_starts_from_the_homes_cached_replies(local_
     sweep(store, CONV, base, parse_grid({"tau": "0.5"}), clients, source="fixture", fmt="chat")
     sent = len(openai_server.chat_requests)
     fanned = sweep(store, CONV, base, parse_grid({"tau": "0.5,0.9"}), clients,
-                   source="fixture", fmt="chat", executor=executor_for(2))
+                   source="fixture", fmt="chat", executor=executor_for(2, force=True))
     assert fanned[0]["reused"]                    # finished in the home: not sent again
     new = fanned[1]["llm"]
     assert new["calls_reused"] > 0 and new["calls_made"] > 0   # partition, narration cached
     assert len(openai_server.chat_requests) - sent == new["calls_made"]
     assert not openai_server.errors
+
+
+def test_a_fanned_sweeps_points_reuse_the_replies_the_earlier_ones_landed(local_ray, tmp_path,
+                                                                          openai_server):
+    """One worker, so each point starts after the one before landed: it asks the home's reply
+    cache through the driver's actor and sends no call the sequential sweep did not send."""
+    from nemori_ui.core.clients import build_clients
+    from nemori_ui.core.scale.ray_executor import RayExecutor
+    from tests.llm_responder import respond
+    from tests.test_pipeline_openai import CONV
+    openai_server.responder = respond
+    base = PipelineConfig(backend="openai", model="test-model", window=10,
+                          base_url=openai_server.url)
+    grid = parse_grid({"variant": "nemori,nemori-s"})
+    sent = []
+    for home, executor in (("seq", executor_for(1)), ("ray", RayExecutor(1, force=True))):
+        store = open_store(tmp_path / home)
+        before = len(openai_server.chat_requests)
+        points = sweep(store, CONV, base, grid, lambda c: build_clients(c, store),
+                       source="fixture", fmt="chat", executor=executor)
+        sent.append(len(openai_server.chat_requests) - before)
+        assert points[1]["llm"]["calls_reused"] > 0     # partition and narration: point 1's
+    assert sent[1] == sent[0] and not openai_server.errors
+
+
+def test_fanned_points_find_what_the_driver_embedded_before_sending_them(local_ray, locomo_path,
+                                                                         tmp_path, monkeypatch):
+    """The driver embeds what every point embeds (messages, their lines, the questions) once,
+    while Ray starts; no task embeds any of it again, though two start at once."""
+    from nemori_ui.core.embed.base import text_key
+    from nemori_ui.core.episode_lines import line_text
+    from nemori_ui.core.eval import qa
+    from nemori_ui.core.scale import ray_executor
+    conv = short_conversation(locomo_path, 40)
+    landed: list[str] = []
+    land = ray_executor.transfer.land
+
+    def noted(store, rows):
+        if rows.vector_cache:
+            key = rows.vector_cache.columns.index("key")
+            landed.extend(r[key] for r in rows.vector_cache.rows)
+        land(store, rows)
+    monkeypatch.setattr(ray_executor.transfer, "land", noted)
+    store, points = run_sweep(tmp_path / "home", conv, executor=executor_for(2))
+    assert len(points) == 4 and landed                  # the points embedded their own texts
+    shared = {text_key(t) for m in conv.messages for t in (m.text, line_text(m))} | \
+        {text_key(i.question) for i in qa.locomo_items(conv).items if i.checkable}
+    assert shared.isdisjoint(landed)                    # but none of what every point embeds
 
 
 def two_conversations(tmp_path):
@@ -263,7 +311,7 @@ def test_a_repeated_fanned_eval_reuses_the_memories_and_sends_no_call(local_ray,
 
 def test_a_task_reads_the_homes_embeddings_instead_of_embedding_them_again(local_ray, tmp_path):
     from nemori_ui.core.eval.ablations import build_config, variant
-    from nemori_ui.core.scale.lookup import start_home_vectors
+    from nemori_ui.core.scale.lookup import start_home_caches
     from nemori_ui.core.eval.tasks import ConversationTask, answer_conversation
     from nemori_ui.core.scale.worker import run_task
     path = two_conversations(tmp_path)
@@ -276,7 +324,7 @@ def test_a_task_reads_the_homes_embeddings_instead_of_embedding_them_again(local
                             options=options, source=str(path), fmt="locomo")
     alone = run_task(task, answer_conversation)
     assert alone.rows.vector_cache.rows            # embedded itself, and returns them
-    home = start_home_vectors(ray, str(store.path))
+    home = start_home_caches(ray, str(store.path))
     try:
         helped = run_task(task, answer_conversation, home)
     finally:

@@ -45,8 +45,12 @@ def test_a_cancelled_sweep_stops_before_its_next_point(isolated_home):
     _, conv = small()
     jobs = JobRegistry()
 
+    made = []
+
     def make(config):
-        jobs.cancel("sweep-2")      # asked while the first point is being set up
+        made.append(config)
+        if len(made) == 2:          # the first clients warm the caches up for every point
+            jobs.cancel("sweep-2")  # asked while the first point is being set up
         return build_clients(config, store)
 
     work = sweep_work(store, conv, PipelineConfig(), {"tau": [0.6, 0.7, 0.8]}, make,

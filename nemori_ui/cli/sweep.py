@@ -8,6 +8,7 @@ from ..core.clients import build_clients
 from ..core.scale import executor_for
 from ..core.transcripts import load_transcript
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
+from ..core.executors import MIN_POINTS_PER_WORKER
 from .commands import COMMANDS
 from .common import add_home, make_config, print_json, store_from
 from .workers import add_worker_options, check_workers, on_ray, results_stdout, show_tasks
@@ -26,6 +27,10 @@ def add_parser(sub) -> None:
         p.add_argument(f"--{name.replace('_', '-')}", help="comma-separated values")
     p.add_argument("--json", action="store_true", help="one JSON object per grid point")
     add_worker_options(p)
+    p.add_argument("--force-workers", action="store_true",
+                   help=f"fan out over --workers even with fewer than {MIN_POINTS_PER_WORKER} "
+                        "points left to run per worker, which otherwise run in this process "
+                        "(starting Ray costs more than they save)")
     add_home(p)
 
 
@@ -63,5 +68,8 @@ def run(args) -> int:
     with results_stdout(on_ray(args)) as out:
         sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
               fmt=transcript.format, on_point=show,
-              executor=executor_for(args.workers, args.ray_address), progress=show_tasks)
+              executor=executor_for(args.workers, args.ray_address, args.force_workers),
+              progress=show_tasks,
+              notice=lambda text: print(f"{text} (--force-workers fans them out anyway)",
+                                        file=sys.stderr))
     return 0

@@ -30,11 +30,14 @@ def build_embedder(config: PipelineConfig, store: Store | None, *, api_key: str 
 
 
 def build_gateway(config: PipelineConfig, store: Store | None, backend, *,
-                  temperature: float | None = None, notice: Callable[[str], None] | None = None):
-    """The gateway of a backend with the run's call settings, writing its calls to the store."""
+                  temperature: float | None = None, notice: Callable[[str], None] | None = None,
+                  replies=None):
+    """The gateway of a backend with the run's call settings, writing its calls to the store;
+    `replies` is its response cache, if not the store's."""
     from .llm import BufferSink, LLMGateway
     from .llm.store_sink import StoreCallSink
-    return LLMGateway(backend, SqliteResponseCache(store) if store else None,
+    cache = replies if replies is not None else SqliteResponseCache(store) if store else None
+    return LLMGateway(backend, cache,
                       max_concurrency=config.concurrency, retries=config.attempts - 1,
                       timeout_s=config.timeout_s, retry_budget_s=config.retry_budget_s,
                       structured_output=config.structured_output,
@@ -72,8 +75,9 @@ def check_server(backend, gateway, notes: list[str]) -> None:
 def build_clients(config: PipelineConfig, store: Store | None, *, api_key: str | None = None,
                   secrets: Mapping | None = None, backend=None, embedder=None,
                   base_url: str | None = None,
-                  notice: Callable[[str], None] | None = None) -> Clients:
-    """`backend` (a ChatBackend) and `embedder` may be given directly, e.g. by tests.
+                  notice: Callable[[str], None] | None = None, replies=None) -> Clients:
+    """`backend` (a ChatBackend), `embedder` and the response cache `replies` may be given
+    directly, e.g. by tests.
     `notice` hears each retry and what was learnt about the server as it happens."""
     embedder = embedder or build_embedder(config, store, api_key=api_key, secrets=secrets,
                                           base_url=base_url)
@@ -86,7 +90,7 @@ def build_clients(config: PipelineConfig, store: Store | None, *, api_key: str |
     if backend is None:
         backend = openai_backend(config, config.model, api_key=api_key, base_url=base_url,
                                  secrets=secrets)
-    gateway = build_gateway(config, store, backend, notice=notice)
+    gateway = build_gateway(config, store, backend, notice=notice, replies=replies)
     if probe:
         check_server(backend, gateway, notes)
         for note in notes:

@@ -21,6 +21,11 @@ from .store import Store
 from .store.transfer import StoreRows
 
 MAX_RETRIES = 2          # the retries of a task run elsewhere before it counts as failed
+# A sweep's points after the first reuse most of what it embedded and asked (a point of conv-26
+# 36 s cold, 4-9 s after another), so fanned out each worker's first point is a cold one and
+# Ray's start (5-15 s here) comes on top: with fewer than two points left per worker that costs
+# more than it saves, so such a sweep runs in this process unless the caller insists.
+MIN_POINTS_PER_WORKER = 2
 
 
 class Task(BaseModel):
@@ -39,6 +44,9 @@ class Place:
     judge: Callable[[PipelineConfig, str, str], Any] | None = None
     progress: Callable | None = None
     key: str | None = None          # the API key the tasks need, for workers to hold
+    # done in this process once before the first task starts (elsewhere: while Ray starts),
+    # filling the caches every task reads
+    prepare: Callable[[], None] | None = None
 
 
 @dataclass
@@ -68,6 +76,8 @@ class TasksFailed(RuntimeError):
 
 class Executor(Protocol):
     remote: bool     # tasks run elsewhere: they need a seed, and what is done is not redone
+    workers: int     # how many tasks it runs at once
+    forced: bool     # the caller insists on it however few the tasks (a cluster named, or told)
 
     def run(self, fn: Callable[[Any, Place], Any], tasks: list[Task], place: Place, *,
             on_done: Callable[[str, Any], None],
@@ -81,14 +91,42 @@ class InProcess:
     raised as it happens, as a loop would; tasks report their own progress through the
     place, so no TaskProgress is sent."""
     remote = False
+    workers = 1
+    forced = False
 
     def run(self, fn, tasks, place, *, on_done, progress=None) -> dict[str, str]:
+        if tasks and place.prepare:
+            place.prepare()
         for task in tasks:
             on_done(task.name, fn(task, place))
         return {}
 
 
 IN_PROCESS = InProcess()
+
+
+def too_few(points: int, workers: int) -> bool:
+    """Too few sweep points left to pay for starting Ray (see MIN_POINTS_PER_WORKER)."""
+    return points < MIN_POINTS_PER_WORKER * workers
+
+
+def too_few_note(points: int, workers: int, where: str = "this process") -> str:
+    return (f"{points} point(s) to run: too few to pay for starting Ray over {workers} workers "
+            f"(fewer than {MIN_POINTS_PER_WORKER} each), so they run one after another in "
+            f"{where}")
+
+
+def for_points(executor: Executor, points: int,
+               notice: Callable[[str], None] | None = None) -> Executor:
+    """The executor a sweep with `points` points left to run uses: `executor`, or this process
+    when they are too few to pay for fanning out and the caller did not insist (said to
+    `notice`). Points already stored are not counted: they are not run."""
+    if not executor.remote or executor.forced or not points \
+            or not too_few(points, executor.workers):
+        return executor
+    if notice:
+        notice(too_few_note(points, executor.workers))
+    return IN_PROCESS
 
 
 def worker_key(config: PipelineConfig, api_key: str | None, secrets, base_url: str | None

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from ..core.clients import build_clients
 from ..core.config import PipelineConfig, tau_grid
 from ..core.errors import InputError
+from ..core.executors import too_few, too_few_note
 from ..core.job_tasks import across_work
 from ..core.jobs import Job
 from ..core.models import Conversation
@@ -108,6 +109,8 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
     if planned.stored:
         st.info(f"{len(planned.stored)} of {total} points are stored already with this input "
                 "and these settings, so they are not run again: they are in the tables below.")
+    if workers > 1 and planned.todo and too_few(len(planned.todo), workers):
+        st.info(too_few_note(len(planned.todo), workers, "the server's process") + ".")
     work = across_work(store, spec, base, session_maker(), workers=workers)
     if not planned.todo:        # nothing to build: list the stored points as the sweep's now
         work(Job(run_id="", kind="sweep"))

@@ -8,9 +8,11 @@ from __future__ import annotations
 from ..executors import IN_PROCESS, Executor
 
 
-def executor_for(workers: int = 1, address: str | None = None) -> Executor:
-    """In this process for one worker and no cluster, else Ray."""
+def executor_for(workers: int = 1, address: str | None = None, force: bool = False
+                 ) -> Executor:
+    """In this process for one worker and no cluster, else Ray. `force`: Ray even for a sweep
+    with too few points to pay for it (executors.for_points), as a cluster's address is."""
     if workers <= 1 and not address:
         return IN_PROCESS
     from .ray_executor import RayExecutor
-    return RayExecutor(workers, address)
+    return RayExecutor(workers, address, force)

@@ -18,7 +18,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,13 @@ FAULTS_ENV = "NEMORI_SCALE_FAULTS"
 
 class InjectedFault(RuntimeError):
     pass
+
+
+@dataclass
+class Borrowed:
+    """The vector and reply keys a task read from the home, which it must not hand back."""
+    vectors: set = field(default_factory=set)
+    replies: set = field(default_factory=set)
 
 
 @dataclass
@@ -68,16 +75,20 @@ def _minilm():
     return MiniLMEmbedder(threads=1)
 
 
-def task_clients(config: PipelineConfig, store, home=None):
-    """The clients the driver's process would build, with MiniLM reading the home's embedding
-    cache through `home` (lookup.HomeVectors) for what the task's own store lacks."""
+def task_clients(config: PipelineConfig, store, home=None, borrowed: Borrowed | None = None):
+    """The clients the driver's process would build, with MiniLM and the gateway reading the
+    home's caches through `home` (lookup.HomeCaches) for what the task's own store lacks;
+    what they borrow is noted in `borrowed`."""
     from ..clients import build_clients
     from ..embed import CachedEmbedder
-    from ..store.caches import SqliteVectorCache
-    from .lookup import ReadThroughVectors
+    from ..store.caches import SqliteResponseCache, SqliteVectorCache
+    from .lookup import ReadThroughReplies, ReadThroughVectors
+    borrowed = borrowed or Borrowed()
     vectors = ReadThroughVectors(SqliteVectorCache(store), home)
+    vectors.borrowed = borrowed.vectors
     embedder = CachedEmbedder(_minilm(), vectors) if config.embedder == "minilm" else None
-    return build_clients(config, store, embedder=embedder), vectors
+    replies = ReadThroughReplies(SqliteResponseCache(store), home, borrowed.replies)
+    return build_clients(config, store, embedder=embedder, replies=replies)
 
 
 def run_task(task: Task, fn: Callable[[Task, Place], Any], home=None) -> TaskOutput:
@@ -91,17 +102,16 @@ def run_task(task: Task, fn: Callable[[Task, Place], Any], home=None) -> TaskOut
                 transfer.land(store, task.seed)
                 seeded = {r.run_id for r in task.seed.runs
                           if r.tables[0].rows and _status(r) == "done"}
-            borrowed: set[str] = set()
+            borrowed = Borrowed()          # filled as the task runs
 
             def clients(config: PipelineConfig):
-                built, vectors = task_clients(config, store, home)
-                vectors.borrowed = borrowed     # filled as the task runs
-                return built
+                return task_clients(config, store, home, borrowed)
 
             result = fn(task, Place(store=store, clients=clients))
             return TaskOutput(name=task.name, result=result,
-                              rows=transfer.everything_but(store, seeded, _seeded_replies(task),
-                                                           borrowed))
+                              rows=transfer.everything_but(
+                                  store, seeded, _seeded_replies(task) | borrowed.replies,
+                                  borrowed.vectors))
         finally:
             store.close()
 

@@ -14,13 +14,14 @@ from typing import Callable
 from pydantic import BaseModel, field_validator, model_validator
 
 from ..config import PipelineConfig
-from ..executors import IN_PROCESS, Executor, Place, TaskProgress, TasksFailed, worker_key
+from ..executors import (IN_PROCESS, Executor, Place, TaskProgress, TasksFailed, for_points,
+                         worker_key)
 from ..models import Conversation
 from ..pipeline.runner import Clients
 from ..store import Store, runs, sweeps
 from ..views.existing_runs import finished_run
-from .point import PointTask, conversation_replies, run_point_task
-from .sweep import point_name, points
+from .point import PointTask, conversation_replies, run_point_task, warm_up, warms_up
+from .sweep import point_name, points, spread
 
 
 class SweepInput(BaseModel):
@@ -126,10 +127,12 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
                  make_clients: Callable[[PipelineConfig], Clients], *,
                  executor: Executor = IN_PROCESS, api_key: str | None = None,
                  on_point: Callable[[int, int], None] | None = None,
-                 progress: Callable[[TaskProgress], None] | None = None) -> sweeps.SweepInfo:
+                 progress: Callable[[TaskProgress], None] | None = None,
+                 notice: Callable[[str], None] | None = None) -> sweeps.SweepInfo:
     """Store the sweep (or widen the one of this name), run its missing pairs and list every
     pair as its point; `on_point` hears (points landed, total). Failed pairs raise TasksFailed
-    once the others landed."""
+    once the others landed. Too few missing pairs to pay for fanning out run in this process
+    (executors.for_points), said to `notice`; the stored ones are not counted."""
     info = sweeps.open_sweep(store, spec.name, spec.grid, [i.key for i in spec.inputs])
     total, landed = spec.total(base), 0
     by_key = {i.key: i for i in spec.inputs}
@@ -144,6 +147,7 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
             on_point(landed, total)
 
     planned = plan(store, spec, base)
+    executor = for_points(executor, len(planned.todo), notice)
     tasks = []
     for item in spec.inputs:
         for config in points(base, spec.grid):
@@ -151,16 +155,26 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
             names[task] = (point_name(config, spec.grid), item.key)
             if task in planned.stored:
                 land(task, planned.stored[task])
-    for key, config in planned.todo:
+    todo = spread(planned.todo, lambda pair: (pair[0], pair[1].window)) if executor.remote \
+        else planned.todo
+    for key, config in todo:
         item = by_key[key]
         task = pair_name(key, config, spec.grid)
         tasks.append(PointTask(name=task, conversation=item.conversation, config=config,
                                source=item.source, fmt=item.fmt,
                                seed=conversation_replies(store, item.conversation, config)
                                if executor.remote else None))
+    def prepare() -> None:
+        firsts: dict[str, PipelineConfig] = {}
+        for key, config in planned.todo:
+            firsts.setdefault(key, config)
+        for key, config in firsts.items():
+            warm_up(by_key[key].conversation, make_clients(config))
+
     if tasks:
         place = Place(store=store, clients=make_clients,
-                      key=worker_key(base, api_key, None, None) if executor.remote else None)
+                      key=worker_key(base, api_key, None, None) if executor.remote else None,
+                      prepare=prepare if warms_up(base, len(tasks), executor.remote) else None)
         failures = executor.run(run_point_task, tasks, place,
                                 on_done=lambda name, point: land(name, point["run_id"]),
                                 progress=progress)

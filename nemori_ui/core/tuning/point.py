@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 
 from ..config import PipelineConfig
+from ..episode_lines import line_text
+from ..eval import qa
 from ..executors import Place, Task
 from ..models import Conversation
 from ..pipeline.runner import Clients, run_windows, start_run
@@ -73,6 +75,31 @@ def run_point_task(task: PointTask, place: Place) -> dict:
     """The task: the point's run in the place's store, and its figures."""
     return run_point(place.store, task.conversation, task.config, place.clients(task.config),
                      source=task.source, fmt=task.fmt)
+
+
+def warms_up(config: PipelineConfig, points: int, remote: bool) -> bool:
+    """Whether a sweep warms the caches up before its points: with the offline engine, whose
+    time is mostly embedding, when more than one point shares them or they run elsewhere (a
+    model's replies are shared through the reply cache instead)."""
+    return config.backend == "offline" and (points > 1 or remote) and points > 0
+
+
+def warm_up(conv: Conversation, clients: Clients) -> None:
+    """Embed, into the cache of `clients` (the offline engine's), what every point of a sweep
+    on `conv` embeds whatever its settings: the messages (partition) and their lines (episode
+    matching), the questions (evidence recall), and the clauses and statements the engine reads
+    in them, read here as one episode (a point reads them episode by episode: only statements
+    at an episode's edge differ). Done once before the points, a fanned point finds them
+    instead of each worker making them again, and a sequential sweep embeds them in the same
+    batches, so both ways decide on the same vectors."""
+    embedder = clients.embedder
+    embedder.embed([m.text for m in conv.messages])
+    embedder.embed([line_text(m) for m in conv.messages])
+    if conv.extra.get("qa"):
+        embedder.embed([i.question for i in qa.locomo_items(conv).items if i.checkable])
+    read = getattr(clients.decider, "read_many", None)    # a test's decider may read nothing
+    if read:
+        read([conv.messages])
 
 
 def conversation_replies(store: Store, conv: Conversation, config: PipelineConfig

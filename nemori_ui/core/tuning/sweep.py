@@ -12,11 +12,13 @@ from typing import Callable
 
 from ..config import PipelineConfig
 from ..eval.conversation import find_finished
-from ..executors import IN_PROCESS, Executor, Place, TaskProgress, TasksFailed, worker_key
+from ..executors import (IN_PROCESS, Executor, Place, TaskProgress, TasksFailed, for_points,
+                         worker_key)
 from ..models import Conversation
 from ..pipeline.runner import Clients
 from ..store import Store, runs
-from .point import SWEEPABLE, PointTask, conversation_replies, point_figures, run_point_task
+from .point import (SWEEPABLE, PointTask, conversation_replies, point_figures, run_point_task,
+                    warm_up, warms_up)
 from .qa_recall import evidence_recall
 
 def parse_grid(spec: dict[str, str | None]) -> dict[str, list]:
@@ -85,16 +87,30 @@ def point_name(config: PipelineConfig, grid: dict[str, list]) -> str:
     return " ".join(f"{k}={getattr(config, k)}" for k in grid) or "defaults"
 
 
+def spread(items: list, window: Callable = lambda config: config.window) -> list:
+    """Points in the order they are sent out: the first of each window length, then the second
+    of each, and so on. Points of one window share its partition, narratives and their vectors;
+    sent together they would each make them, sent apart the later one finds them in the home's
+    caches, where the earlier one's rows landed. `window` says an item's group."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(window(item), []).append(item)
+    return [item for round_ in itertools.zip_longest(*groups.values()) for item in round_
+            if item is not None]
+
+
 def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
           make_clients: Callable[[PipelineConfig], Clients], *, source: str, fmt: str,
           on_point: Callable[[dict], None] | None = None, executor: Executor = IN_PROCESS,
           progress: Callable[[TaskProgress], None] | None = None,
-          api_key: str | None = None) -> list[dict]:
-    """The grid's points in order, one task of `executor` each. A point run elsewhere builds
-    its clients from the point's settings (so `make_clients` then serves only the points
-    already finished in the store, which are reported from it, not redone), and `progress`
-    hears tasks done / running / failed; points that fail after their retries raise
-    TasksFailed once the others landed."""
+          api_key: str | None = None, notice: Callable[[str], None] | None = None
+          ) -> list[dict]:
+    """The grid's points in order, one task of `executor` each. A point finished in the store
+    with the same input and settings is reported from it, not redone (`make_clients` serves
+    its recall); a point run elsewhere builds its clients from the point's settings, and
+    `progress` hears tasks done / running / failed; points that fail after their retries raise
+    TasksFailed once the others landed. Too few points left to pay for fanning out run in this
+    process (executors.for_points), said to `notice`."""
     by_name: dict[str, dict] = {}
 
     def land(name: str, point: dict) -> None:
@@ -103,22 +119,27 @@ def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str
             on_point(point)
 
     configs = points(base, grid)
-    tasks = []
+    todo = []
     for config in configs:
-        name = point_name(config, grid)
-        found = find_finished(store, conv, config) if executor.remote else None
+        found = find_finished(store, conv, config)
         if found:
-            land(name, {**point_figures(store, found), "seconds": 0.0, "reused": True,
-                        "qa": evidence_recall(store, found, conv, make_clients(config).embedder,
-                                              config.k)})
-            continue
-        tasks.append(PointTask(name=name, conversation=conv, config=config, source=source,
-                               fmt=fmt, seed=conversation_replies(store, conv, config)
-                               if executor.remote else None))
+            land(point_name(config, grid),
+                 {**point_figures(store, found), "seconds": 0.0, "reused": True,
+                  "qa": evidence_recall(store, found, conv, make_clients(config).embedder,
+                                        config.k)})
+        else:
+            todo.append(config)
+    executor = for_points(executor, len(todo), notice)
+    tasks = [PointTask(name=point_name(config, grid), conversation=conv, config=config,
+                       source=source, fmt=fmt, seed=conversation_replies(store, conv, config)
+                       if executor.remote else None)
+             for config in (spread(todo) if executor.remote else todo)]
     failures = {}
     if tasks:
         place = Place(store=store, clients=make_clients,
-                      key=worker_key(configs[0], api_key, None, None) if executor.remote else None)
+                      key=worker_key(configs[0], api_key, None, None) if executor.remote else None,
+                      prepare=(lambda: warm_up(conv, make_clients(todo[0])))
+                      if warms_up(base, len(todo), executor.remote) else None)
         failures = executor.run(run_point_task, tasks, place, on_done=land, progress=progress)
     results = [by_name[n] for n in (point_name(c, grid) for c in configs) if n in by_name]
     if failures:
