@@ -15,6 +15,7 @@ from nemori_ui.core.eval.harness import EvalOptions, evaluate
 from nemori_ui.core.eval import results
 from nemori_ui.core.store import marks, open_store, records
 from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.ui.eval_widgets import MARKS
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -104,7 +105,7 @@ def test_a_question_taken_apart_keeps_text_as_text(evaluated):
     texts = [t.value for t in at.text]
     assert f"What did Ana adopt? {SNEAKY}" in texts            # shown verbatim, as text
     html = "\n".join(m.value for m in at.markdown if "monospace" in m.value)
-    assert "background:#ffe58a" in html                        # the evidence turn, marked
+    assert MARKS["evidence"] in html                           # the evidence turn, marked
     assert "&lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold" not in html
     assert all("<b>bold" not in m.value for m in at.markdown if "monospace" not in m.value)
 
