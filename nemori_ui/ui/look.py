@@ -13,7 +13,7 @@ APP_CSS = """<style>
 [role="listbox"] [role="option"] { height: auto !important; min-height: 40px;
   padding-top: 6px; padding-bottom: 6px;
   border-bottom: 1px solid rgba(134, 142, 150, 0.2); }
-[role="listbox"] [role="option"] > div { white-space: normal !important;
+[role="listbox"] [role="option"] > div { white-space: normal !important; height: auto !important;
   overflow-wrap: anywhere; line-height: 1.35; }
 </style>"""
 
