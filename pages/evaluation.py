@@ -31,6 +31,5 @@ with variants:
     comparison_section(runs, run, model)
 with questions:
     questions_section(run)
-agreement = run_agreement(run)
-agreement_section(run, agreement)
-downloads(runs, run, agreement)
+agreement_section(run, run_agreement(run))
+downloads(runs, run)

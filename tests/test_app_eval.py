@@ -119,8 +119,7 @@ def test_filters_and_downloads(evaluated):
     at.text_input(key=f"eval_search_{run}").input("puppy").run()
     assert "2 of 2 questions" in page_text(at)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Questions (CSV)", "Summary of the compared variants (CSV)",
-                      "Agreement with readers' marks (CSV)"]
+    assert labels == ["Questions (CSV)", "Summary of the compared variants (CSV)"]
 
 
 def test_the_engines_agreement_with_readers_marks(evaluated):
@@ -137,6 +136,7 @@ def test_the_engines_agreement_with_readers_marks(evaluated):
     assert list(table["decisions marked"]) == [0, 2, 0]
     assert list(table["share right"]) == ["–", "50 %", "–"]
     assert "2 decisions of this evaluation's memory marked" in page_text(at)
+    assert "Agreement (CSV)" in [b.proto.label for b in at.get("download_button")]
     at.selectbox(key=f"eval_mark_page_{evaluated['nemori']}").set_value("prediction error")
     at.button(key=f"eval_mark_open_{evaluated['nemori']}").click().run()
     assert not at.exception, [e.value for e in at.exception]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.eval import results
-from ..core.eval.agreement import StageAgreement, eval_marks, stage_agreement
+from ..core.eval.agreement import StageAgreement, agreement_csv, eval_marks, stage_agreement
 from ..core.store import runs
 from .state import get_store
 
@@ -38,15 +38,22 @@ def agreement_section(run: results.EvalRun, rows: list[StageAgreement]) -> None:
                 "reader says it should have." if marked else
                 "No decision of this evaluation's memory is marked yet.")
                + " Marks made later count here at once.")
-    c1, c2, c3 = st.columns([2, 1.3, 1], vertical_alignment="bottom")
-    conv = c1.selectbox("Memory of", list(memory), key=f"eval_mark_conv_{run.id}",
-                        format_func=lambda c: f"{c} · {memory[c]}") if len(memory) > 1 \
-        else next(iter(memory))
+    c1, c2, c3, c4 = st.columns([2, 1.4, 0.8, 2], vertical_alignment="bottom")
+    if len(memory) > 1:
+        conv = c1.selectbox("Memory of", list(memory), key=f"eval_mark_conv_{run.id}",
+                            format_func=lambda c: f"{c} · {memory[c]}")
+    else:
+        conv = next(iter(memory))
+        c1.caption(f"Its memory: {conv} · run {memory[conv]}")
     page = c2.selectbox("Mark its decisions on", list(PAGE_OF), key=f"eval_mark_page_{run.id}")
     if c3.button("Open", key=f"eval_mark_open_{run.id}", width="stretch",
                  help=f"shows run {memory[conv]} ({conv}) on the page chosen"):
         st.session_state.run_id = memory[conv]
         st.switch_page(PAGE_OF[page])
+    c4.download_button("Agreement (CSV)", agreement_csv(run.id, rows),
+                       file_name=f"{run.id}-agreement.csv", mime="text/csv",
+                       key=f"eval_csv_a_{run.id}", width="stretch",
+                       help="per stage: decisions marked, right, wrong, share right")
 
 
 def _memory_runs(run: results.EvalRun) -> dict[str, str]:

@@ -8,7 +8,6 @@ import streamlit as st
 
 from ..core.eval import paper, results, tables
 from ..core.eval.ablations import VARIANTS
-from ..core.eval.agreement import StageAgreement, agreement_csv
 from ..core.eval.judge import JUDGE_PRESETS
 from ..core.offline import OFFLINE_LABEL
 from ..core.views.calls import format_cost
@@ -235,9 +234,8 @@ def context_view(run: results.EvalRun, r: results.QuestionResult) -> None:
                 f'overflow-y:auto">{"".join(parts)}</div>', unsafe_allow_html=True)
 
 
-def downloads(runs: list[results.EvalRun], run: results.EvalRun,
-              agreement: list[StageAgreement]) -> None:
-    c1, c2, c3 = st.columns(3)
+def downloads(runs: list[results.EvalRun], run: results.EvalRun) -> None:
+    c1, c2 = st.columns(2)
     c1.download_button("Questions (CSV)", results.questions_csv(run, questions_of(run)),
                        file_name=f"{run.id}-questions.csv", mime="text/csv",
                        key=f"eval_csv_q_{run.id}")
@@ -245,7 +243,3 @@ def downloads(runs: list[results.EvalRun], run: results.EvalRun,
                        results.summary_csv(tables.comparable(runs, run)),
                        file_name=f"{run.id}-summary.csv", mime="text/csv",
                        key=f"eval_csv_s_{run.id}")
-    c3.download_button("Agreement with readers' marks (CSV)",
-                       agreement_csv(run.id, agreement),
-                       file_name=f"{run.id}-agreement.csv", mime="text/csv",
-                       key=f"eval_csv_a_{run.id}")
