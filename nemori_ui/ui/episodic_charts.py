@@ -29,7 +29,7 @@ EVOCATION_STYLE = MappingProxyType({ABOVE_TAU: (PASSED, ""), CONTINUED: (CONTINU
                                     BELOW_TAU: (NOT_PASSED, "")})
 STYLE = MappingProxyType({  # status -> (background, border, text colour) of a raw message
     LEARNT: (tints.YELLOW, "#f59f00", "inherit"),
-    PREDICTED: (tints.GREY, "#adb5bd", tints.MUTED.removeprefix("color:")),
+    PREDICTED: (tints.GREY, "#adb5bd", tints.MUTED_COLOUR),
     PLAIN: ("transparent", tints.GREY, "inherit"),
 })
 # characters markdown or Streamlit's directives would read, as HTML entities

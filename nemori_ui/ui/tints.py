@@ -9,7 +9,8 @@ browser's preference or the one chosen in the settings), the fragment follows it
 from __future__ import annotations
 
 # secondary text: the theme's own text colour, faded (not a fixed grey, which is dark on dark)
-MUTED = "color:color-mix(in srgb, currentColor 62%, transparent)"
+MUTED_COLOUR = "color-mix(in srgb, currentColor 62%, transparent)"
+MUTED = f"color:{MUTED_COLOUR}"
 SOFT = "color:color-mix(in srgb, currentColor 80%, transparent)"
 
 YELLOW = "rgba(250, 176, 5, 0.22)"
