@@ -1,11 +1,13 @@
 """Page render times on a large run: about 5,000 semantic memories and a few hundred episodes.
 
     python benchmarks/bench_app.py [--memories 5000] [--episodes 300] [--no-umap]
+    python benchmarks/bench_app.py --messages 700 --memories 1000 --no-umap   # a LoCoMo size
 
 Synthesises the run straight into a temporary home through the run store (clustered random
 384-d unit vectors, plausible texts, integrated episodes, merged and conflicting memories with
 their successors, and every stage's events), then renders each page with AppTest twice: cold
-(the app's caches cleared) and warm (the same session again). Last, the memory map's layout
+(the app's caches cleared) and warm (the same session again), then switched to one after
+another in one session, as a reader clicks through them. Last, the memory map's layout
 at this size: PCA, and UMAP cold (first call in the process, kernels compiled) and cached.
 """
 
@@ -63,14 +65,16 @@ class Vectors:
         return self._unit(v).astype(np.float32).tolist()
 
 
-def plan(rng: random.Random, n_memories: int, n_episodes: int, window: int):
-    """Cuts per window (1 to 3 raw episodes each) and the insights of each raw episode.
+def plan(rng: random.Random, n_memories: int, n_episodes: int, window: int,
+         n_windows: int | None = None):
+    """Cuts per window (1 to 3 raw episodes each) and the insights of each raw episode: as
+    many windows as hold n_episodes, or n_windows when given.
 
     Every insight becomes one memory record (a merge or a conflict too: it supersedes
     another), so the quotas add up to the number of memories asked for.
     """
     cuts = []
-    while sum(len(c) + 1 for c in cuts) < n_episodes:
+    while (len(cuts) < n_windows if n_windows else sum(len(c) + 1 for c in cuts) < n_episodes):
         cuts.append(sorted(rng.sample(range(1, window), k=rng.randint(0, 2))))
     raw_total = sum(len(c) + 1 for c in cuts)
     quota = [n_memories // raw_total] * raw_total
@@ -227,10 +231,11 @@ class Synth:
 
 
 def synthesise(home: Path, n_memories: int, n_episodes: int, window: int = 20,
-               seed: int = 7) -> str:
+               seed: int = 7, n_messages: int | None = None) -> str:
     """Write one finished run of the given size; returns its id."""
     rng = random.Random(seed)
-    cuts, quota = plan(rng, n_memories, n_episodes, window)
+    windows = -(-n_messages // window) if n_messages else None
+    cuts, quota = plan(rng, n_memories, n_episodes, window, windows)
     conv = conversation(rng, len(cuts) * window)
     config = PipelineConfig(window=window)
     store = open_store(home)
@@ -248,15 +253,13 @@ def synthesise(home: Path, n_memories: int, n_episodes: int, window: int = 20,
 
 
 def render_table(pages, *, show: bool = True) -> None:
-    import streamlit as st
     from streamlit.logger import set_log_level
     from streamlit.testing.v1 import AppTest
 
     # AppTest outside a server makes Streamlit warn on every cache call; the table is the output
     set_log_level("error")
     for path, title, *_ in pages:
-        st.cache_data.clear()
-        st.cache_resource.clear()
+        st_caches_cleared()
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
         at.switch_page(path)
         started = time.perf_counter()
@@ -268,6 +271,30 @@ def render_table(pages, *, show: bool = True) -> None:
         problem = "; ".join(e.value.splitlines()[0][:60] for e in at.exception) or "ok"
         if show:
             print(f"  {title:<20}{cold:8.2f}{warm:8.2f}  {problem}", flush=True)
+
+
+def switch_table(pages) -> None:
+    """One session going from page to page, as a reader clicks the navigation: each page's
+    first draw in the session, with what the pages before it left in the caches."""
+    from streamlit.testing.v1 import AppTest
+
+    st_caches_cleared()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()
+    print("\npage switch, one session (s)")
+    for path, title, *_ in pages:
+        at.switch_page(path)
+        started = time.perf_counter()
+        at.run()
+        took = time.perf_counter() - started
+        problem = "; ".join(e.value.splitlines()[0][:60] for e in at.exception) or "ok"
+        print(f"  {title:<20}{took:8.2f}  {problem}", flush=True)
+
+
+def st_caches_cleared() -> None:
+    import streamlit as st
+    st.cache_data.clear()
+    st.cache_resource.clear()
 
 
 def map_layouts(home: Path, run_id: str, umap: bool) -> None:
@@ -315,6 +342,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--memories", type=int, default=5000)
     ap.add_argument("--episodes", type=int, default=300)
+    ap.add_argument("--messages", type=int, help="this many messages (windows of 20), "
+                    "whatever --episodes says")
     ap.add_argument("--no-umap", action="store_true", help="skip the UMAP timings")
     args = ap.parse_args()
 
@@ -323,19 +352,24 @@ def main() -> None:
         os.environ["NEMORI_HOME"] = str(home)
         os.environ.pop("OPENAI_API_KEY", None)
         started = time.perf_counter()
-        run_id = synthesise(home, args.memories, args.episodes)
+        run_id = synthesise(home, args.memories, args.episodes, n_messages=args.messages)
         store = open_store(home)
         sizes = [len(records.load_memories(store, run_id, with_vectors=False)),
                  len(records.load_episodes(store, run_id, with_vectors=False)),
                  len(records.load_events(store, run_id))]
-        print("synthesised {:,} memories, {:,} episodes, {:,} events".format(*sizes),
+        messages = len(runs.stored_conversation(store, run_id).messages)
+        print("synthesised {:,} messages, {:,} memories, {:,} episodes, {:,} events".format(
+              messages, *sizes),
               f"in {time.perf_counter() - started:.1f} s (cpus={os.cpu_count()})")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"load average {load}: on a machine busy with other work the timings are noisy")
 
         from nemori_ui.ui.layout import PAGES
         # imports (streamlit, plotly, pandas...) happen once; keep them out of the first page
         render_table(PAGES[:1], show=False)
         print(f"\npage render (s)       {'cold':>6}{'warm':>8}  result")
         render_table(PAGES)
+        switch_table(PAGES)
         map_layouts(home, run_id, not args.no_umap)
         map_page_umap(not args.no_umap)
 

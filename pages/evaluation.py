@@ -1,10 +1,12 @@
 """Evaluation: benchmark results by category beside the paper's, the baselines and ablations,
-and any question taken apart down to the evidence in its retrieved context."""
+any question taken apart down to the evidence in its retrieved context, and the engine's
+agreement with readers' marks on the memory it answered from."""
 
 import streamlit as st
 
 from nemori_ui.core.eval import results
 from nemori_ui.ui.eval_jobs import eval_jobs
+from nemori_ui.ui.eval_marks import agreement_section, run_agreement
 from nemori_ui.ui.eval_widgets import (category_section, comparison_section, downloads,
                                        empty_state, paper_model_choice, pick_eval,
                                        questions_section)
@@ -29,4 +31,5 @@ with variants:
     comparison_section(runs, run, model)
 with questions:
     questions_section(run)
+agreement_section(run, run_agreement(run))
 downloads(runs, run)

@@ -6,6 +6,7 @@ import streamlit as st
 from nemori_ui.core.store.runs import stored_conversation
 from nemori_ui.core.tuning.sweep import best_point
 from nemori_ui.core.tuning.whatif import first_changed_window, what_if_tau
+from nemori_ui.ui import tints
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store
 from nemori_ui.ui.sweep_results import named_sweeps
@@ -64,7 +65,7 @@ with sweeps:
         # a column of None says nothing
         listed = shown if has_recall else shown.drop(columns=["evidence_recall"])
         st.dataframe(listed.style.format({"tau": "{:.2f}"}).apply(
-            lambda r: ["background-color: #fde68a" if r.name == best else "" for _ in r],
+            lambda r: [f"background-color: {tints.STRONG_YELLOW}" if r.name == best else "" for _ in r],
             axis=1), hide_index=True,
             column_config={"evidence_recall": st.column_config.NumberColumn(
                 "evidence recall@k", format="%.3f")})

@@ -4,6 +4,7 @@ apart down to one question's context, with benchmark text kept as text."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
-from nemori_ui.core.store import open_store
+from nemori_ui.core.eval import results
+from nemori_ui.core.store import marks, open_store, records
 from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.ui.eval_widgets import MARKS
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -102,7 +105,7 @@ def test_a_question_taken_apart_keeps_text_as_text(evaluated):
     texts = [t.value for t in at.text]
     assert f"What did Ana adopt? {SNEAKY}" in texts            # shown verbatim, as text
     html = "\n".join(m.value for m in at.markdown if "monospace" in m.value)
-    assert "background:#ffe58a" in html                        # the evidence turn, marked
+    assert MARKS["evidence"] in html                           # the evidence turn, marked
     assert "&lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold" not in html
     assert all("<b>bold" not in m.value for m in at.markdown if "monospace" not in m.value)
 
@@ -117,6 +120,30 @@ def test_filters_and_downloads(evaluated):
     assert "2 of 2 questions" in page_text(at)
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Questions (CSV)", "Summary of the compared variants (CSV)"]
+
+
+def test_the_engines_agreement_with_readers_marks(evaluated):
+    store = open_store(os.environ["NEMORI_HOME"])
+    [memory] = results.get_eval(store, evaluated["nemori"]).memory_runs.values()
+    distilled = [e.seq for e in records.load_events(store, memory) if e.stage == "distill"]
+    marks.set_mark(store, memory, distilled[0], "wrong", "not worth keeping")
+    marks.set_mark(store, memory, distilled[1], "right")
+    store.close()
+    at = open_page()
+    at.selectbox(key="eval_id").set_value(evaluated["nemori"]).run()
+    table = next(d.value for d in at.dataframe if "share right" in d.value.columns)
+    assert list(table["stage"]) == ["knowledge", "prediction error", "partitions"]
+    assert list(table["decisions marked"]) == [0, 2, 0]
+    assert list(table["share right"]) == ["–", "50 %", "–"]
+    assert "2 decisions of this evaluation's memory marked" in page_text(at)
+    assert "Agreement (CSV)" in [b.proto.label for b in at.get("download_button")]
+    at.selectbox(key=f"eval_mark_page_{evaluated['nemori']}").set_value("prediction error")
+    at.button(key=f"eval_mark_open_{evaluated['nemori']}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Prediction error" and at.session_state.run_id == memory
+    # full context keeps no memory: nothing to mark, and the page says so
+    at = open_page()
+    assert "kept no memory run" in page_text(at)
 
 
 def test_the_page_is_listed():

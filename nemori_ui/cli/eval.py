@@ -90,6 +90,7 @@ def options_from(args, variant: str):
 def run(args) -> int:
     from ..core.eval import results
     from ..core.eval.ablations import VARIANTS
+    from ..core.eval.agreement import agreement_json, eval_marks, stage_agreement
     from ..core.eval.harness import evaluate
     from ..core.scale import executor_for
     variants = _list(args.variant) or ["nemori"]
@@ -113,10 +114,12 @@ def run(args) -> int:
                             progress=_progress(), base_url=args.base_url, notice=notice,
                             executor=executor_for(args.workers, args.ray_address))
             done.append(run_)
+            agreement = stage_agreement(eval_marks(store, run_.memory_runs))
             if args.json:
-                print_json(results.summary_json(run_), out)
+                print_json({**results.summary_json(run_),
+                            "agreement": agreement_json(agreement)}, out)
             else:
-                print(format_table(run_) + "\n", file=out, flush=True)
+                print(format_table(run_, agreement) + "\n", file=out, flush=True)
     if args.csv:
         with open(args.csv, "w", encoding="utf-8", newline="") as fh:
             for i, run_ in enumerate(done):
@@ -156,9 +159,11 @@ def _cell(value, digits: int = 1) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def format_table(run) -> str:
-    """The summary as a fixed-width table, with the paper's figures when the model matches."""
+def format_table(run, agreement=None) -> str:
+    """The summary as a fixed-width table, with the paper's figures when the model matches,
+    and the engine's agreement with readers' marks on its memory when given."""
     from ..core.eval import paper, tables
+    from ..core.eval.agreement import agreement_text
     from ..core.eval.ablations import VARIANTS
     s = run.summary
     model = paper.paper_model(run.config.model) if run.config.backend != "offline" else None
@@ -188,6 +193,8 @@ def format_table(run) -> str:
                  "a retrieved memory was distilled from and states); episodes: in episodes only")
     if s.get("skipped"):
         lines.append("skipped: " + "; ".join(f"{k}: {v}" for k, v in s["skipped"].items()))
+    if agreement is not None:
+        lines.append(agreement_text(agreement))
     lines.append(f"{s['questions']} questions in {run.seconds:.1f} s "
                  f"(memory or index {s.get('build_seconds', 0):.1f} s) · stored as {run.id}")
     return "\n".join(lines)

@@ -15,7 +15,7 @@ from .store.appends import AppendRecord
 from .views.knowledge import decision_table
 from .views.partitions import message_frame
 from .views.prediction import comparison, evoked, surprise_table
-from .views.run_data import RunData
+from .views.run_data import RunData, derived
 
 BASIS_POINTS = 12     # the map's axes are fitted on the run's first points, then kept
 
@@ -30,6 +30,7 @@ def buffer(data: RunData) -> dict:
             "windows_done": data.info.windows_done}
 
 
+@derived
 def windows_log(data: RunData) -> pd.DataFrame:
     """One row per processed window, newest first: what it did to the memory."""
     table = surprise_table(data)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from .pipeline.state import MemoryState
 from .store import default_home
-from .store.run_data import RunData
+from .store.run_data import RunData, derived
 
 Method = Literal["umap", "pca"]
 METRICS = ("cosine", "euclidean", "correlation")
@@ -114,6 +114,7 @@ def _session_time_speaker(message_ids, data: RunData, *, latest: bool):
     return session, when, speaker
 
 
+@derived
 def points_frame(data: RunData) -> pd.DataFrame:
     """One row per episode and semantic memory that has a vector, episodes first.
 

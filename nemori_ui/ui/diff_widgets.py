@@ -7,9 +7,10 @@ from html import escape
 import streamlit as st
 
 from nemori_ui.core.word_diff import word_diff
+from nemori_ui.ui import tints
 
-STYLE = {"removed": "background:#fde2e1;color:#8a1c1c;text-decoration:line-through",
-         "added": "background:#dcf5e3;color:#14532d"}
+STYLE = {"removed": f"background:{tints.RED};text-decoration:line-through",
+         "added": f"background:{tints.GREEN}"}
 SHOWN = 25
 
 

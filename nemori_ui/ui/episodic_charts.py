@@ -17,6 +17,7 @@ import streamlit as st
 from ..core.stage_events import EpisodeText
 from ..core.views.prediction import (ABOVE_TAU, BELOW_TAU, CONTINUED, LEARNT, PLAIN,
                                      PREDICTED, evocation)
+from . import tints
 from .safe import html_text
 
 # saturated colours first: neighbouring episodes must stay distinct from each other and from grey
@@ -27,9 +28,9 @@ PASSED, NOT_PASSED, CONTINUED_COLOUR = "#2b8a3e", "#adb5bd", "#0b7285"
 EVOCATION_STYLE = MappingProxyType({ABOVE_TAU: (PASSED, ""), CONTINUED: (CONTINUED_COLOUR, "/"),
                                     BELOW_TAU: (NOT_PASSED, "")})
 STYLE = MappingProxyType({  # status -> (background, border, text colour) of a raw message
-    LEARNT: ("#fff3bf", "#f59f00", "#212529"),
-    PREDICTED: ("#f1f3f5", "#adb5bd", "#868e96"),
-    PLAIN: ("transparent", "#dee2e6", "inherit"),
+    LEARNT: (tints.YELLOW, "#f59f00", "inherit"),
+    PREDICTED: (tints.GREY, "#adb5bd", tints.MUTED_COLOUR),
+    PLAIN: ("transparent", tints.GREY, "inherit"),
 })
 # characters markdown or Streamlit's directives would read, as HTML entities
 _MD_ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "*_`[]~$:|\\!"})
@@ -230,7 +231,7 @@ def legend_html() -> str:
 
 def prediction_html(lines: list[dict]) -> str:
     if not lines:
-        return "<div style='color:#868e96'><i>empty: nothing known was evoked</i></div>"
+        return f"<div style='{tints.MUTED}'><i>empty: nothing known was evoked</i></div>"
     parts = []
     for line in lines:
         n = len(line["held"])
@@ -253,13 +254,13 @@ def raw_html(rows: list[dict]) -> str:
         notes += "".join(
             f"<div style='font-size:0.85em;margin-top:2px'>{_chip(PREDICTED)} "
             f"{'' if c.text.strip() == said else _safe(c.text)} "
-            f"<span style='color:#868e96'>held by the prediction “"
+            f"<span style='{tints.MUTED}'>held by the prediction “"
             f"{_safe(c.predicted_by or '')}” ({float(c.score or 0):.2f})</span></div>"
             for c in row["covered"])
         parts.append(
             f"<div style='background:{bg};border-left:4px solid {border};color:{fg};"
             f"padding:4px 8px;margin:4px 0;border-radius:3px'>"
-            f"<span style='font-size:0.75em;color:#868e96'>{_safe(row['message'])} · "
+            f"<span style='font-size:0.75em;{tints.MUTED}'>{_safe(row['message'])} · "
             f"{_safe(row['time'])}</span><br><b>{_safe(row['speaker'])}</b>: "
             f"{_safe(row['text'])}{notes}</div>")
     return "".join(parts)
@@ -280,14 +281,14 @@ def insights_html(insights: list[dict]) -> str:
     parts = []
     for ins in insights:
         sources = "".join(
-            f"<div style='font-size:0.85em;color:#495057;margin-left:12px'>↳ "
+            f"<div style='font-size:0.85em;{tints.SOFT};margin-left:12px'>↳ "
             f"{_safe(s['message'])} · <b>{_safe(s['speaker'])}</b>: {_safe(s['text'])}</div>"
-            for s in ins["sources"]) or ("<div style='font-size:0.85em;color:#868e96;"
+            for s in ins["sources"]) or (f"<div style='font-size:0.85em;{tints.MUTED};"
                                          "margin-left:12px'>↳ cites no message</div>")
         bg, border, fg = STYLE[LEARNT]
         parts.append(
             f"<div style='margin:6px 0'><span style='background:{bg};color:{fg};"
             f"border-bottom:2px solid {border};padding:1px 4px'>{_safe(ins['text'])}</span> "
-            f"<span style='font-size:0.8em;color:#868e96'>· {_safe(_outcome(ins['outcome']))}"
+            f"<span style='font-size:0.8em;{tints.MUTED}'>· {_safe(_outcome(ins['outcome']))}"
             f"</span>{sources}</div>")
     return "".join(parts)

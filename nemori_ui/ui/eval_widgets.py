@@ -11,13 +11,14 @@ from ..core.eval.ablations import VARIANTS
 from ..core.eval.judge import JUDGE_PRESETS
 from ..core.offline import OFFLINE_LABEL
 from ..core.views.calls import format_cost
+from . import tints
 from .safe import html_text, md_escape
 from .state import get_store, home
 
 EVAL_COMMAND = ("python -m nemori_ui eval locomo locomo10.json --conversations conv-26 "
                 "--variant nemori,full-context,rag-4096")
-MARKS = {"evidence": "background:#ffe58a;font-weight:600;",
-         "episode": "background:#e3f0ff;"}
+MARKS = {"evidence": f"background:{tints.STRONG_YELLOW};font-weight:600;",
+         "episode": f"background:{tints.BLUE};"}
 NUMBER = st.column_config.NumberColumn(format="%.1f")
 TEXT = st.column_config.TextColumn(width="medium")
 

@@ -10,6 +10,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from ..core.offline import OFFLINE_LABEL
 from ..core.store import runs
 from ..core.views.run_data import RunData
+from .look import app_style
 from .safe import md_escape
 from .resume import resume_button
 from .state import current_run, health, init_state, list_runs, run_data
@@ -91,11 +92,13 @@ def sidebar() -> None:
             return
         ids = [r.id for r in listed]
         # the picker has its own key: run_id stays plain state that any page may set
+        # the closed picker cuts a long name to its width (its open list wraps each option):
+        # the whole name in its help, and wrapped under it
         st.selectbox("Run", ids, index=ids.index(info.id),
                      format_func=dict(zip(ids, picker_labels(listed))).get,
-                     key=f"run_picker_{info.id}", on_change=_pick_run, args=(info.id,))
+                     key=f"run_picker_{info.id}", on_change=_pick_run, args=(info.id,),
+                     help=md_escape(f"{info.name} · {info.id}"))
         engine = "offline engine, no LLM" if info.decider == OFFLINE_LABEL else info.decider
-        # the picker cuts a long name to its width: the whole name, wrapped, under it
         st.caption(f"**{md_escape(info.name)}**" + (
             f" ({info.status})" if info.status != "done" else "") + "  \n"
                    f"Decided by: **{md_escape(engine)}**  \n"
@@ -163,6 +166,7 @@ def page_setup(title: str, *, needs_run: bool = True, run_notes: bool = True,
     st.set_page_config(page_title=f"{title} · Nemori Inspector", page_icon=str(ICON),
                        layout="wide")
     init_state()
+    app_style()
     sidebar()
     prefetch_charts()
     st.title(title)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
 from ..models import Episode, LLMCallRecord, Message, SemanticMemory, StageEvent
 from ..stage_events import EpisodeText
@@ -22,6 +24,9 @@ class RunData:
     message_by_id: dict[str, Message] = field(init=False)
     episode_by_id: dict[str, Episode] = field(init=False)
     memory_by_id: dict[str, SemanticMemory] = field(init=False)
+    # tables worked out from the records (see `derived`), kept while this load is shown
+    views: dict[str, object] = field(init=False, default_factory=dict, repr=False,
+                                     compare=False)
 
     def __post_init__(self):
         self.message_by_id = {m.id: m for m in self.messages}
@@ -54,6 +59,23 @@ class RunData:
     @property
     def is_offline(self) -> bool:
         return self.info.config.backend == "offline"
+
+
+T = TypeVar("T")
+
+
+def derived(build: Callable[[RunData], T]) -> Callable[[RunData], T]:
+    """A table worked out from a run's records once per load, not on every rerun of every page
+    that shows it: a loaded RunData never changes (a run that changes is loaded afresh), and
+    the pages ask for the same tables on each rerun. Each caller gets its own copy to change."""
+    key = f"{build.__module__}.{build.__qualname__}"
+
+    @functools.wraps(build)
+    def view(data: RunData) -> T:
+        if key not in data.views:
+            data.views[key] = build(data)
+        return data.views[key].copy()
+    return view
 
 
 def load_run_data(store: Store, run_id: str, *, with_vectors: bool = True) -> RunData:

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..models import StageEvent
 from ..stage_events import ConsolidatePayload, SummaryPayload
-from .run_data import RunData
+from .run_data import RunData, derived
 
 ACTIONS = ("new", "merge", "conflict", "summary")
 
@@ -91,11 +91,15 @@ def _per_insight(p: ConsolidatePayload | SummaryPayload) -> ConsolidatePayload |
 
 
 def decision_table(data: RunData, actions=None) -> pd.DataFrame:
+    table = _decisions(data)
+    return table[table["action"].isin(actions)].reset_index(drop=True) if actions else table
+
+
+@derived
+def _decisions(data: RunData) -> pd.DataFrame:
     rows = []
     for event in sorted(data.stage("consolidate"), key=lambda e: e.seq):
         p = event.payload
-        if actions and p.action not in actions:
-            continue
         one = _per_insight(p)
         candidates = one.candidates if one else []
         rows.append({"seq": event.seq, "window": event.window, "episode": p.episode_id,

@@ -13,7 +13,7 @@ from ..models import StageEvent
 from ..pipeline.tau_rule import passes_tau
 from ..stage_events import ConsolidatePayload, CoveredStatement
 from .episodes import fmt_time, message_span
-from .run_data import RunData
+from .run_data import RunData, derived
 
 SURPRISE_DEFINITION = ("surprise = insights that changed memory ÷ raw messages in the episode "
                        "(0: the prediction held everything; 1: one new fact per message); an "
@@ -39,6 +39,7 @@ def _cue(data: RunData, episode_id: str) -> str:
     return episode.cue if episode else ""
 
 
+@derived
 def surprise_table(data: RunData) -> pd.DataFrame:
     """One row per distilled episode, in the order the memory met them."""
     pos = {m.id: i for i, m in enumerate(data.messages, start=1)}

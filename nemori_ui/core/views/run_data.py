@@ -3,6 +3,6 @@ views beside the rest of what they show."""
 
 from __future__ import annotations
 
-from ..store.run_data import RunData, load_run_data
+from ..store.run_data import RunData, derived, load_run_data
 
-__all__ = ["RunData", "load_run_data"]
+__all__ = ["RunData", "derived", "load_run_data"]
