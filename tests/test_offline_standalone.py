@@ -56,6 +56,23 @@ def test_a_name_said_with_whose_it_is_names_the_person_not_the_possessive():
     assert standalone.referents("Yes, Finch Labs hired her.", SPEAKERS) == ["Finch Labs"]
 
 
+def test_a_capital_that_opens_a_sentence_is_a_name_only_before_a_verb():
+    said = "Great day. Last Friday I saw Iris. Sad. Thankfully she called. Tariq said yes."
+    assert standalone.referents(said, SPEAKERS) == ["Iris", "Tariq"]
+    # an acronym or a weekday is never who "he" or "she" is
+    assert standalone.referents("Nadia got her SIM on Monday, via the API.", SPEAKERS) == \
+        ["Nadia"]
+
+
+def test_a_pronoun_the_message_said_in_lower_case_is_named_from_before_it():
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.knowledge import _standalone
+    m = Message(id="m1", speaker=SPEAKERS[0], text="Perfect. And Tariq said he'll handle it, "
+                "he knows the old tables better than anyone.")
+    placed, _ = _standalone("He knows the old tables better than anyone.", m, SPEAKERS)
+    assert placed == "Tariq knows the old tables better than anyone."
+
+
 def test_chat_spellings_are_read_as_the_words_they_stand_for():
     assert normalise_chat("im moving in may. i dont drive") == "I'm moving in may. I don't drive"
     assert resolve_pronouns(normalise_chat("ive got a cat"), "Rafa", "Lucia") == \

@@ -57,7 +57,8 @@ def _statement(clause: str, m: Message, addressee: str | None) -> str:
 def _standalone(clause: str, m: Message, speakers: list[str]) -> tuple[str | None, str]:
     """The clause with a leading "he" / "she" named, or None and why it cannot stand alone."""
     text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
-    said = text[:max(0, text.find(clause[:24]))] if clause else ""
+    # the clause may have been given a capital its place in the message did not have
+    said = text[:max(0, text.lower().find(clause[:24].lower()))] if clause else ""
     subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers))
     if subject is None:
         return None, why

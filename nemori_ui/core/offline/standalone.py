@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 
-from .text import MONTHS, NUMBER_WORDS, STOPWORDS, words
+from .resolve import PAST_FORMS
+from .text import MONTHS, NUMBER_WORDS, STOPWORDS, sentences, words
 
 SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
                  "ours us".split())
@@ -72,24 +73,45 @@ _HYPOTHETICAL = frozenset("would 'd could might should".split())
 
 
 def referents(text: str, speakers: list[str]) -> list[str]:
-    """Names of third parties a message introduces, in order: "my sister Ana" gives Ana."""
+    """Names of third parties a message introduces, in order: "my sister Ana" gives Ana.
+
+    A capital at the start of a sentence is the sentence's, not a name's ("Sad.", "Thankfully
+    they ...", "Seeing how ..."): a word there counts as a name only when a verb follows it
+    ("Marco said", "Dana is", "Mum turns").
+    """
     found = [m.group(2) for m in _KIN.finditer(text)]
-    said = words(text)
-    i = 1
-    while i < len(said):
-        # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
-        if is_name(said[i]) and said[i] not in speakers and said[i - 1].lower() not in _PLACE_BEFORE:
-            j = i + 1
-            while j < len(said) and is_name(said[j]) and not said[j - 1].endswith(("'s", "’s")):
-                j += 1
-            # "Finch Labs" is one name; "Marco's contract" names Marco
-            name = " ".join(said[i:j]).removesuffix("'s").removesuffix("’s")
-            if name not in found:
-                found.append(name)
-            i = j
-        else:
-            i += 1
+    for sentence in sentences(text):
+        said = words(sentence)
+        i = 0
+        while i < len(said):
+            # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
+            # an acronym ("SIM", "API") or a weekday names no "he" or "she"
+            if is_name(said[i]) and said[i] not in speakers and not said[i].isupper() \
+                    and said[i].lower() not in _DAYS \
+                    and (i == 0 or said[i - 1].lower() not in _PLACE_BEFORE) \
+                    and (i > 0 or _verb(said[1:2])):
+                j = i + 1
+                while j < len(said) and is_name(said[j]) and not said[j - 1].endswith(("'s", "’s")):
+                    j += 1
+                # "Finch Labs" is one name; "Marco's contract" names Marco
+                name = " ".join(said[i:j]).removesuffix("'s").removesuffix("’s")
+                if name not in found:
+                    found.append(name)
+                i = j
+            else:
+                i += 1
     return found
+
+
+def _verb(next_word: list[str]) -> bool:
+    w = next_word[0].lower() if next_word else ""
+    return w in PAST_FORMS or w in _AUXILIARIES or (len(w) > 3 and w.endswith(("ed", "s"))
+                                                    and not w.endswith("ss"))
+
+
+_DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_AUXILIARIES = frozenset("is was has had does did will would can could may might must "
+                         "should and".split())
 
 
 def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | None, str]:
