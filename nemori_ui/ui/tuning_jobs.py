@@ -70,7 +70,7 @@ def sweep_section(data: RunData, conv: Conversation) -> None:
         name = c1.text_input("Sweep name", last["name"], key="sweep_name")
         chosen = c2.multiselect("Conversations", list(choices),
                                 [c for c in last["conversations"] if c in choices] or [this],
-                                format_func=lambda c: md_escape(conversation_label(c)),
+                                format_func=conversation_label,
                                 help="Every point runs on each; its figures are the mean ± sd "
                                      "across them", key="sweep_conversations")
         c1, c2, c3, c4 = st.columns([3, 3, 3, 1.4])
