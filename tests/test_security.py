@@ -198,7 +198,8 @@ def test_the_upload_limit_holds_in_the_app_and_the_importer(tmp_path):
 # -- uploaded text is text -----------------------------------------------------------------------
 
 # Element fields shown as plain text whatever they hold; every other string is markdown.
-PLAIN = re.compile(r"/(text|code|json|dataframe|arrow_data_frame|table)\.|/(multi)?selectbox\."
+# element paths whose strings are shown as plain text (a multiselect's options too)
+PLAIN = re.compile(r"/(text|code|json|dataframe|arrow_data_frame|table)\.|/(multi)?select(box)?\."
                    r"|/text_input\.(default|value)")
 MARKER = re.compile(r"alert\(1\)|onerror|bold|link|Jonas|img")
 RAW = [re.compile(p, re.I) for p in (r"(?<!\\)<script", r"(?<!\\)<img", r"(?<!\\)<b>Jonas",
