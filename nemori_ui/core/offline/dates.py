@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+from .text import WEEKDAYS
+
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
 _NUMS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple of": 2,
          "few": 3}
@@ -51,8 +52,8 @@ def resolve(phrase: str, when: datetime) -> tuple[str, str] | None:
             return "on", day(when - timedelta(days=n * _UNITS[unit]))
         which, what = p.split(" ", 1)
         step = {"last": -1, "next": 1, "this": 0}[which]
-        if what in _DAYS:
-            return "on", day(_weekday(_DAYS.index(what), when, step))
+        if what in WEEKDAYS:
+            return "on", day(_weekday(WEEKDAYS.index(what), when, step))
         if what in ("week", "weekend"):
             monday = when + timedelta(weeks=step) - timedelta(days=when.weekday())
             return "in", f"the week of {day(monday)}"

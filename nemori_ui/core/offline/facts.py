@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .phatic import IDIOMS
-from .text import MONTHS, NUMBER_WORDS, STOPWORDS, body, words
+from .text import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, body, words
 
 NEGATIONS = frozenset("""not no never cannot can't don't doesn't didn't isn't wasn't aren't
 weren't won't wouldn't haven't hasn't hadn't""".split())
@@ -64,9 +64,7 @@ _FAMILY_OF: dict[str, set[str]] = {}
 for _name, _members in FAMILIES.items():
     for _w in _members.split():
         _FAMILY_OF.setdefault(stem(_w), set()).add(_name)
-_WEEKDAYS = frozenset(stem(d) for d in "monday tuesday wednesday thursday friday saturday sunday "
-                                       "mondays tuesdays wednesdays thursdays fridays saturdays "
-                                       "sundays".split())
+_WEEKDAYS = frozenset(stem(d + s) for d in WEEKDAYS for s in ("", "s"))
 
 
 def _clean(statement: str) -> str:

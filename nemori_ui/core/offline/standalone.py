@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from .resolve import PAST_FORMS
-from .text import MONTHS, NUMBER_WORDS, STOPWORDS, sentences, words
+from .text import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, sentences, words
 
 SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
                  "ours us".split())
@@ -87,7 +87,7 @@ def referents(text: str, speakers: list[str]) -> list[str]:
             # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
             # an acronym ("SIM", "API") or a weekday names no "he" or "she"
             if is_name(said[i]) and said[i] not in speakers and not said[i].isupper() \
-                    and said[i].lower() not in _DAYS \
+                    and said[i].lower() not in WEEKDAYS \
                     and (i == 0 or said[i - 1].lower() not in _PLACE_BEFORE) \
                     and (i > 0 or _verb(said[1:2])):
                 j = i + 1
@@ -109,7 +109,6 @@ def _verb(next_word: list[str]) -> bool:
                                                     and not w.endswith("ss"))
 
 
-_DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _AUXILIARIES = frozenset("is was has had does did will would can could may might must "
                          "should and".split())
 

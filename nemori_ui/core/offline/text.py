@@ -25,6 +25,8 @@ seventy eighty ninety hundred thousand first second third fourth fifth""".split(
 
 MONTHS = frozenset("""january february march april may june july august september october
 november december""".split())
+# in calendar order, Monday first, as datetime.weekday() counts them
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 def sentences(text: str) -> list[str]:
     parts = []
