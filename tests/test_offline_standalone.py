@@ -89,3 +89,23 @@ def test_an_idiom_that_is_the_clause_verb_is_talk_and_no_way_is_an_opener():
     # without the pause it negates the clause: kept, and then talk, never its opposite
     kept = strip_openers("No way we're doing this without a map", SPEAKERS)
     assert kept.startswith("No way") and rule(kept).kind == "phatic"
+
+
+@pytest.mark.parametrize("clause", [
+    "Starting June I'll be working from the Leeds office",
+    "Brennan & Co have me on the bridge survey until autumn",
+])
+def test_a_clause_the_speaker_is_in_stands_whatever_opens_it(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] == "self"
+
+
+@pytest.mark.parametrize("said,kept", [
+    ("Quick update: the bakery moved to Calle Mayor", "The bakery moved to Calle Mayor"),
+    ("The less fun part: my shift starts at six now", "My shift starts at six now"),
+    ("Sorted, an electrician comes on Monday at nine", "An electrician comes on Monday at nine"),
+    ("Yesterday, the boiler broke down again", "Yesterday, the boiler broke down again"),
+    ("Mum, Dad and I drove to Porto", "Mum, Dad and I drove to Porto"),
+    ("Note: ok", "Note: ok"),
+])
+def test_a_lead_in_that_frames_the_statement_is_dropped(said, kept):
+    assert strip_openers(said, SPEAKERS) == kept

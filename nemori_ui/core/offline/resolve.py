@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .text import MONTHS, WEEKDAYS
+
 # a new independent clause after these joins is a fact of its own
 _SUBJECTS = (r"(?:I|I'm|I've|I'll|I'd|you|you're|we|we're|he|she|they|it|it's|my|our|his|her|"
              r"their|[A-Z][a-z]+)\b")
@@ -100,7 +102,30 @@ def strip_openers(clause: str, names: list[str]) -> str:
     if sep and _addresses(last.strip(" !.?"), names):
         text = head.strip()
     text = re.sub(r"^(?:hey|hi|hello|dear)\s+\w+[!,.]?\s*", "", text, flags=re.I)
+    text = _drop_lead(text)
     return text[:1].upper() + text[1:] if text else text
+
+
+# a short label before a colon ("Quick update:", "Less fun news:", "The not-so-fun part:")
+_LEAD_LABEL = re.compile(r"^([^:\d]{1,40}):\s+(?=\S)")
+# one word and a comma before a clause that goes on in lower case ("Done, an engineer will
+# come ..."): an interjection; "Mum, Dad and I" goes on with a name and keeps its first word
+_LEAD_WORD = re.compile(r"^([A-Za-z]+),\s+(?=[a-z])")
+_WHEN_WORDS = frozenset("today tonight tomorrow yesterday now then later earlier recently "
+                        "lately".split()) | frozenset(WEEKDAYS) | MONTHS
+
+
+def _drop_lead(text: str) -> str:
+    """A lead-in that frames the statement rather than saying it: dropped when at least three
+    words of statement follow it. A time word ("Yesterday, the ...") is kept: it dates it."""
+    label = _LEAD_LABEL.match(text)
+    if label and len(label.group(1).split()) <= 4 and len(text[label.end():].split()) >= 3:
+        return text[label.end():]
+    word = _LEAD_WORD.match(text)
+    if word and word.group(1).lower() not in _WHEN_WORDS \
+            and len(text[word.end():].split()) >= 3:
+        return text[word.end():]
+    return text
 
 
 def _addresses(word: str, names: list[str]) -> bool:

@@ -103,6 +103,14 @@ def referents(text: str, speakers: list[str]) -> list[str]:
     return found
 
 
+def _speaks_of_self(said: list[str]) -> bool:
+    """The speaker is in the clause, not only as the one a remark is addressed to ("sounds
+    good to me", "means a lot to us" react; "Harlow & Price have me on the project" tells)."""
+    return any(w.lower() in SELF and not (w.lower() in ("me", "us") and i
+                                          and said[i - 1].lower() in ("to", "for"))
+               for i, w in enumerate(said))
+
+
 def _verb(next_word: list[str]) -> bool:
     w = next_word[0].lower() if next_word else ""
     return w in PAST_FORMS or w in _AUXILIARIES or (len(w) > 3 and w.endswith(("ed", "s"))
@@ -141,8 +149,9 @@ def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | N
         subject = "self"
     elif is_name(first) and (first in speakers or _AFTER_NAME.match(clause)):
         subject = first.removesuffix("'s").removesuffix("’s")
-    elif low not in STOPWORDS and any(w.lower() in ("my", "our") for w in words(clause)):
-        subject = "self"      # "Drawing flowers is one of my faves"
+    elif low not in STOPWORDS and _speaks_of_self(words(clause)):
+        # "Drawing flowers is one of my faves", "Starting March I'll be in the office"
+        subject = "self"
     elif low in ("the", "a", "an") and _SPECIFIC.search(clause[len(first):]):
         subject = "thing"     # "The cathedral concert moved to 23 March"
     else:
