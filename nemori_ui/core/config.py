@@ -61,6 +61,8 @@ class OfflineThresholds(BaseModel):
     merge_sim: float = 0.80           # consolidate: the same fact about the same subject merges ...
     duplicate_sim: float = 0.92       # ... and so does anything this close, whatever its subject
     conflict_sim: float = 0.45        # consolidate: candidates this close are checked for a conflict
+    explicit_change_sim: float = 0.30  # ... and this close for a change the new statement spells
+                                      # out (a value taken back, a plan moved to a day, a new time)
 
 
 # τ for each embedder: cosine similarities are not comparable across embedders. MiniLM's is

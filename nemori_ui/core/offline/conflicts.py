@@ -12,7 +12,11 @@ clause is negated, and whether it is a state, a plan, a past event or a change (
   weekends" against "works at the library");
 - another named value of an attribute one holds once at a time (where one lives, whom one is
   married to, where one works), both said as current states;
-- a plan of the same event moved to another date or time.
+- a plan of the same event moved to another date or time;
+- a value the new statement says is no longer right ("Launch is April 5, not March 15"
+  against "the launch is on March 15");
+- the same arrangement at another clock time from some day on ("Standup is at ten from next
+  Monday on" against "Daily standup is at 9:30").
 
 Past events accumulate (two trips are two trips) and never conflict. Precision first: anything
 else is no conflict, and a conflict replaces only the one memory it contradicts (the caller's
@@ -27,7 +31,8 @@ from dataclasses import dataclass
 from .facts import (FAMILIES, PLAN, change_cue, families, key_words, negated, proper_names,
                     stem)
 from .resolve import PAST_FORMS
-from .text import MONTHS, body, quantities, words
+from .text import MONTHS, STOPWORDS, body, quantities, words
+from .when import clocks, dates
 
 # attributes a person holds one value of at a time
 SINGLE = frozenset({"residence", "relationship", "work"})
@@ -113,12 +118,95 @@ def conflict(new: str, old: str) -> str | None:
         why = _state_conflict(a, b, change_cue(new) or "")
         if why:
             return f"{a.who}: {why}"
+    why = _explicit(a, b)
+    if why:
+        return why
     if a.times and b.times and not a.times & b.times and b.kind == "plan" \
             and (a.kind in ("plan", "change") or _RESCHEDULE.search(body(new))):
         same = (a.value & b.value) - {stem(t) for t in a.times | b.times}
         if len(same) >= 2 or (same and a.who == b.who):
             return f"{', '.join(sorted(same))} moved from {', '.join(sorted(b.times))} to " \
                    f"{', '.join(sorted(a.times))}"
+    return None
+
+
+# "not March 15", "instead of Jira", "rather than at 9:30": the value the speaker takes back
+_TAKEN_BACK = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on |at |in |with )?(?:the )?"
+                         r"(\d{1,2}(?:st|nd|rd|th)?(?: of)? [A-Z][a-z]+|[A-Z][a-z]+ \d{1,2}\b|"
+                         r"\d{1,2}(?::\d{2})?\s*(?:am|pm)?|[A-Z][\w-]+(?: [A-Z][\w-]+)*)")
+# moved to another day: "got pushed to 15 March", "I've moved your visit to Saturday 16 March"
+_MOVED_TO = re.compile(r"\b(?:moved|pushed(?: back)?|postponed|rescheduled|brought forward|"
+                       r"delayed|shifted)\b(?:\s+[\w']+){0,4}?\s+(?:to|until|till)\b", re.I)
+# from when a new arrangement holds: "from next Monday on", "starting May", "as of today"
+_FROM_ON = re.compile(r"\bfrom\b[^,.;]{1,30}?\bon(?:wards)?\b|\b(?:starting|as of|from now on|"
+                      r"going forward|now|instead)\b", re.I)
+# an arrangement's head noun before its time: "Daily standup is at", "The rota starts at"
+_ARRANGED = re.compile(r"^(?:the |our |my |a |an )?(?:[A-Za-z]+ ){0,2}?([A-Za-z]+) (?:is|are|"
+                       r"starts|start|begins|begin|will be|moves to|moved to) (?:now )?(?:at|from)\b")
+
+
+def explicit_change(new: str, old: str) -> str | None:
+    """Why `new` means `old` no longer holds, by the rules that need the change spelt out."""
+    return _explicit(parts(new), parts(old))
+
+
+def _explicit(a: Parts, b: Parts) -> str | None:
+    return _corrected(a, b) or _moved(a, b) or _retimed(a, b)
+
+
+def _shared(a: Parts, b: Parts) -> set[str]:
+    """The words both statements say of what they are about, their subjects included, besides
+    names, numbers and dates: a word counts when one of them writes it in lower case, so
+    "Launch is ..." shares "launch" with "the launch deadline", and "Maya ..." shares nothing
+    with "Maya ..."."""
+    def said(p: Parts) -> tuple[set[str], set[str]]:
+        found = [w for w in words(body(p.text)) if w.lower() not in STOPWORDS and len(w) > 2
+                 and w.lower() not in MONTHS and not w[:1].isdigit()]
+        lower = {stem(w) for w in found if w[:1].islower()} - _GENERIC
+        first = {stem(w) for w in found[:1] if w[:1].isupper()} - _GENERIC
+        return lower, first
+    (low_a, first_a), (low_b, first_b) = said(a), said(b)
+    return (low_a & low_b) | (first_a & low_b) | (low_a & first_b)
+
+
+def _corrected(a: Parts, b: Parts) -> str | None:
+    """The new statement takes back a value the old one gives, about the same thing."""
+    for found in _TAKEN_BACK.finditer(body(a.text)):
+        value = found.group(1)
+        when, hour = dates(value), clocks(value)
+        held = (when and when <= dates(b.text)) or (hour and hour <= clocks(b.text)) or \
+            (not when and not hour and re.search(rf"\b{re.escape(value)}\b", body(b.text)))
+        if held and _shared(a, b):
+            return f"'{value}' taken back ({', '.join(sorted(_shared(a, b)))})"
+    return None
+
+
+def _moved(a: Parts, b: Parts) -> str | None:
+    """The same plan moved to another day: both give a day, none in common, and they share
+    two words of what is planned or the same time window."""
+    new_days, old_days = dates(a.text), dates(b.text)
+    if b.kind == "event" or not new_days or not old_days or new_days & old_days \
+            or not _MOVED_TO.search(body(a.text)):
+        return None
+    shared, window = _shared(a, b), clocks(a.text) & clocks(b.text)
+    if len(shared) >= 2 or len(window) >= 2 or (shared and window):
+        what = ", ".join(sorted(shared)) or "the " + "-".join(sorted(window)) + " window"
+        return f"{what} moved to another day"
+    return None
+
+
+def _retimed(a: Parts, b: Parts) -> str | None:
+    """The same arrangement at another clock time from some day on."""
+    new_head, old_head = _ARRANGED.match(body(a.text)), _ARRANGED.match(body(b.text))
+    if not new_head or not old_head or stem(new_head.group(1)) != stem(old_head.group(1)) \
+            or not _FROM_ON.search(body(a.text)[new_head.end():]):
+        return None
+    # the time the head is given, not others the statement goes on to name ("the 9:30 slot")
+    new_time = clocks(body(a.text)[new_head.start(1):].split(",")[0])
+    old_time = clocks(body(b.text)[old_head.start(1):].split(",")[0])
+    if new_time and old_time and not new_time & old_time:
+        return f"{new_head.group(1).lower()} now at {', '.join(sorted(new_time))}, " \
+               f"not {', '.join(sorted(old_time))}"
     return None
 
 

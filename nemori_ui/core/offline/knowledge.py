@@ -9,7 +9,7 @@ import numpy as np
 from ..config import OfflineThresholds
 from ..models import Message, SemanticMemory
 from .dates import replace_relative
-from .conflicts import conflict, same_party, same_subject
+from .conflicts import explicit_change, conflict, same_party, same_subject
 from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
@@ -215,9 +215,10 @@ def consolidation_rule(insight: str, candidates: list[tuple[SemanticMemory, floa
     the fact the prediction held in part (`elaborates`, the text of that memory).
     """
     for idx, (memory, score) in enumerate(candidates, start=1):
-        if score < limits.conflict_sim:
-            continue
-        why = conflict(insight, memory.text)
+        # a change spelt out by its cue and values needs less likeness than one read from
+        # the attributes two statements share
+        why = conflict(insight, memory.text) if score >= limits.conflict_sim else \
+            explicit_change(insight, memory.text) if score >= limits.explicit_change_sim else None
         if why:
             return "conflict", [idx], f"contradicts {memory.id} ({score:.2f}): {why}"
     for idx, (memory, score) in enumerate(candidates, start=1):

@@ -1,0 +1,69 @@
+"""Changes a new statement spells out (a value taken back, a plan moved to another day, an
+arrangement at a new time from some day on) replace the memory they name: our own examples."""
+
+import pytest
+
+from nemori_ui.core.config import OfflineThresholds
+from nemori_ui.core.models import SemanticMemory
+from nemori_ui.core.offline.conflicts import conflict, explicit_change
+from nemori_ui.core.offline.knowledge import consolidation_rule
+from nemori_ui.core.offline.when import clocks, dates
+
+
+def test_one_day_or_hour_said_two_ways_reads_the_same():
+    assert dates("on March 15") == dates("the 15th of March 2025") == {(15, "march")}
+    assert clocks("at ten") == clocks("10am") == clocks("10:00") == {"10:00"}
+    assert clocks("from 9am to 12pm") == {"9:00", "12:00"}
+    assert not clocks("She has 3 dogs and 2 cats")
+
+
+@pytest.mark.parametrize("new,old,why", [
+    ("The reunion is on 14 June, not 7 June.", "The school reunion is on 7 June at the Crown.",
+     "taken back"),
+    ("Gabi takes the tram now, not the Line 4 bus.", "Gabi takes the Line 4 bus to the studio.",
+     "taken back"),
+    ("The piano recital got pushed to 9 May.", "Priya's piano recital is on 2 May.",
+     "another day"),
+    ("Tom moved the boiler service to Friday 8 March, same 9am to 12pm slot.",
+     "A plumber comes on Tuesday 5 March from 9am to 12pm.", "another day"),
+    ("Book club is at seven from 3 June on.", "The book club is at 6:30 on Tuesdays.",
+     "now at 7:00"),
+])
+def test_a_change_spelt_out_conflicts(new, old, why):
+    assert why in (conflict(new, old) or ""), (new, old)
+    assert explicit_change(new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    # the plan moved shares nothing with the one stored
+    ("Lena moved the dentist to 4 April.", "The school reunion is on 7 June."),
+    # the value taken back is not the one stored, or stored of something else
+    ("The reunion is on 14 June, not 7 June.", "Gabi's exam results come out on 7 June."),
+    ("The reunion is on 14 June, not 7 June.", "The reunion dinner is at the Crown on 14 June."),
+    # another time with no word of from when: two arrangements may both hold
+    ("Standup is at ten.", "Daily standup is at 9:30."),
+    # another arrangement at another time
+    ("Yoga is at seven from next week on.", "Standup is at 9:30."),
+    # one shared word does not make it the same plan: "the recital" could be anyone's
+    ("The recital got pushed to 9 May.", "Priya's piano recital is on 2 May."),
+    # a plan moved to the day already stored
+    ("The piano recital got pushed to 2 May.", "Priya's piano recital is on 2 May."),
+])
+def test_what_is_not_spelt_out_as_a_change_does_not_conflict(new, old):
+    assert explicit_change(new, old) is None, (new, old)
+
+
+def test_a_spelt_out_change_needs_less_likeness_than_one_read_from_attributes():
+    limits = OfflineThresholds()
+    between = (limits.explicit_change_sim + limits.conflict_sim) / 2
+    moved = [(SemanticMemory(id="sm1", text="Priya's piano recital is on 2 May."), between)]
+    action, targets, reason = consolidation_rule("The piano recital got pushed to 9 May.",
+                                                 moved, limits)
+    assert action == "conflict" and targets == [1] and "sm1" in reason
+    # a change read from a shared attribute ("moved to York" against "lives in Leeds") still
+    # needs the candidate to be as close as a conflict check asks
+    read = [(SemanticMemory(id="sm2", text="Nora lives in Leeds, in a flat near the canal."),
+             between)]
+    assert consolidation_rule("Nora moved to York in March.", read, limits)[0] == "new"
+    assert consolidation_rule("Nora moved to York in March.",
+                              [(read[0][0], limits.conflict_sim)], limits)[0] == "conflict"
