@@ -28,6 +28,8 @@ def test_one_day_or_hour_said_two_ways_reads_the_same():
      "A plumber comes on Tuesday 5 March from 9am to 12pm.", "another day"),
     ("Book club is at seven from 3 June on.", "The book club is at 6:30 on Tuesdays.",
      "now at 7:00"),
+    ("Iris's graduation is on 12 July, in the main hall.", "The graduation is on 5 July.",
+     "another day"),
 ])
 def test_a_change_spelt_out_conflicts(new, old, why):
     assert why in (conflict(new, old) or ""), (new, old)
@@ -46,6 +48,10 @@ def test_a_change_spelt_out_conflicts(new, old, why):
     ("Yoga is at seven from next week on.", "Standup is at 9:30."),
     # one shared word does not make it the same plan: "the recital" could be anyone's
     ("The recital got pushed to 9 May.", "Priya's piano recital is on 2 May."),
+    # two people's events of one kind are two events
+    ("Iris's graduation is on 12 July.", "Tomas's graduation is on 5 July."),
+    # an event of one kind said without its own words ("the party" against "the garden party")
+    ("The party is on 12 July.", "The garden party is on 5 July."),
     # a plan moved to the day already stored
     ("The piano recital got pushed to 2 May.", "Priya's piano recital is on 2 May."),
 ])

@@ -16,7 +16,9 @@ clause is negated, and whether it is a state, a plan, a past event or a change (
 - a value the new statement says is no longer right ("Launch is April 5, not March 15"
   against "the launch is on March 15");
 - the same arrangement at another clock time from some day on ("Standup is at ten from next
-  Monday on" against "Daily standup is at 9:30").
+  Monday on" against "Daily standup is at 9:30");
+- the one event named the same way on another day ("Marta's wedding is on 21 September"
+  against "The wedding is on 14 June"): an event of one's own happens on one day.
 
 Past events accumulate (two trips are two trips) and never conflict. Precision first: anything
 else is no conflict, and a conflict replaces only the one memory it contradicts (the caller's
@@ -151,7 +153,7 @@ def explicit_change(new: str, old: str) -> str | None:
 
 
 def _explicit(a: Parts, b: Parts) -> str | None:
-    return _corrected(a, b) or _moved(a, b) or _retimed(a, b)
+    return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b)
 
 
 def _shared(a: Parts, b: Parts) -> set[str]:
@@ -255,3 +257,22 @@ def same_subject(a: str, b: str) -> bool:
     """Both statements are about the same person or thing."""
     wa = who(a)
     return bool(wa) and wa == who(b)
+
+
+# the one event whose day is given: "The wedding is on", "Marta's wedding is now on"
+_EVENT_ON = re.compile(r"^(?:[Tt]he |([A-Z][a-z]+)(?:'s|’s) )((?:[a-z]+ ){0,2}?[a-z]+) "
+                       r"(?:is|will be) (?:now |still )?(?:on|set for|planned for)\b")
+
+
+def _redated(a: Parts, b: Parts) -> str | None:
+    """The same event (same words, the same owner or one left unsaid) on another day."""
+    new_event, old_event = _EVENT_ON.match(body(a.text)), _EVENT_ON.match(body(b.text))
+    if not new_event or not old_event or a.negated or b.negated \
+            or new_event.group(2) != old_event.group(2):
+        return None
+    owners = {o for o in (new_event.group(1), old_event.group(1)) if o}
+    new_days = dates(body(a.text)[new_event.end():].split(",")[0])
+    old_days = dates(body(b.text)[old_event.end():].split(",")[0])
+    if len(owners) > 1 or not new_days or not old_days or new_days & old_days:
+        return None
+    return f"the {new_event.group(2)} is on another day"
