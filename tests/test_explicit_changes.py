@@ -28,6 +28,8 @@ def test_one_day_or_hour_said_two_ways_reads_the_same():
      "A plumber comes on Tuesday 5 March from 9am to 12pm.", "another day"),
     ("Book club is at seven from 3 June on.", "The book club is at 6:30 on Tuesdays.",
      "now at 7:00"),
+    ("The pottery course got moved, starts 4 november now not october.",
+     "The pottery course starts in october.", "taken back"),
     ("Iris's graduation is on 12 July, in the main hall.", "The graduation is on 5 July.",
      "another day"),
 ])

@@ -99,6 +99,12 @@ def test_a_clause_the_speaker_is_in_stands_whatever_opens_it(clause):
     assert standalone.judge(clause, SPEAKERS, [])[0] == "self"
 
 
+@pytest.mark.parametrize("clause", ["The pottery course starts in october",
+                                    "The pottery course starts in October"])
+def test_a_thing_dated_in_lower_case_is_as_specific_as_in_capitals(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] == "thing"
+
+
 @pytest.mark.parametrize("said,kept", [
     ("Quick update: the bakery moved to Calle Mayor", "The bakery moved to Calle Mayor"),
     ("The less fun part: my shift starts at six now", "My shift starts at six now"),
@@ -109,3 +115,19 @@ def test_a_clause_the_speaker_is_in_stands_whatever_opens_it(clause):
 ])
 def test_a_lead_in_that_frames_the_statement_is_dropped(said, kept):
     assert strip_openers(said, SPEAKERS) == kept
+
+
+def test_a_past_verb_with_its_i_left_out_is_the_speakers_unless_someone_was_just_named():
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.knowledge import _standalone
+    said = "omg. went to my cousin's wedding in Porto"
+    placed, _ = _standalone("Went to my cousin's wedding in Porto",
+                            Message(id="m1", speaker="Rafa", text=said), SPEAKERS)
+    assert placed == "I went to my cousin's wedding in Porto"
+    subject, why = standalone.judge("Ate my charger cable on Monday", SPEAKERS, ["Biscuit"])
+    assert subject is None and "no subject" in why
+
+
+def test_an_adverb_that_opens_a_sentence_is_no_name():
+    assert not standalone.is_name("Still")
+    assert standalone.judge("Still acts like a puppy", SPEAKERS, [])[0] is None

@@ -135,7 +135,8 @@ def conflict(new: str, old: str) -> str | None:
 # "not March 15", "instead of Jira", "rather than at 9:30": the value the speaker takes back
 _TAKEN_BACK = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on |at |in |with )?(?:the )?"
                          r"(\d{1,2}(?:st|nd|rd|th)?(?: of)? [A-Z][a-z]+|[A-Z][a-z]+ \d{1,2}\b|"
-                         r"\d{1,2}(?::\d{2})?\s*(?:am|pm)?|[A-Z][\w-]+(?: [A-Z][\w-]+)*)")
+                         r"\d{1,2}(?::\d{2})?\s*(?:am|pm)?|[A-Z][\w-]+(?: [A-Z][\w-]+)*|"
+                         r"(?i:" + "|".join(sorted(MONTHS)) + r"))\b")
 # moved to another day: "got pushed to 15 March", "I've moved your visit to Saturday 16 March"
 _MOVED_TO = re.compile(r"\b(?:moved|pushed(?: back)?|postponed|rescheduled|brought forward|"
                        r"delayed|shifted)\b(?:\s+[\w']+){0,4}?\s+(?:to|until|till)\b", re.I)
@@ -177,7 +178,8 @@ def _corrected(a: Parts, b: Parts) -> str | None:
         value = found.group(1)
         when, hour = dates(value), clocks(value)
         held = (when and when <= dates(b.text)) or (hour and hour <= clocks(b.text)) or \
-            (not when and not hour and re.search(rf"\b{re.escape(value)}\b", body(b.text)))
+            (not when and not hour and re.search(rf"\b{re.escape(value)}\b", body(b.text),
+                                                 re.I if value.lower() in MONTHS else 0))
         if held and _shared(a, b):
             return f"'{value}' taken back ({', '.join(sorted(_shared(a, b)))})"
     return None

@@ -62,7 +62,9 @@ def _standalone(clause: str, m: Message, speakers: list[str]) -> tuple[str | Non
     subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers))
     if subject is None:
         return None, why
-    if subject != "self" and standalone.first_word(clause).lower() in standalone.THIRD:
+    if subject == standalone.DROPPED_I:
+        clause = "I " + clause[:1].lower() + clause[1:]
+    elif subject != "self" and standalone.first_word(clause).lower() in standalone.THIRD:
         clause = standalone.name_third_person(clause, subject)
     return clause, ""
 

@@ -27,7 +27,7 @@ _OPENER = re.compile(
 
 _MODALS = frozenset("can could will would shall should may might must cannot can't couldn't "
                     "won't wouldn't shouldn't didn't wasn't".split())
-_ADVERBS = frozenset("""really just also still always never usually often sometimes finally
+ADVERBS = frozenset("""really just also still always never usually often sometimes finally
 actually already even only recently totally definitely absolutely mostly truly honestly
 especially sort kinda literally basically probably almost hardly seriously now then
 currently""".split())
@@ -51,7 +51,7 @@ _WE_FORMS = [(re.compile(rf"\b[Ww]e(?:{pat})\b"), verb) for pat, verb in
     [(re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]urselves)\b"), "")]
 _CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), rep)
                    for pat, rep in _CONTRACTIONS]
-_WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(_ADVERBS)) +
+_WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(ADVERBS)) +
                          r")\s+)*)([a-z][a-z']*)\b", re.I)
 # "you" starts a clause (a subject) here; elsewhere it is an object and takes no verb agreement
 _SUBJECT_YOU = re.compile(r"(?:^|[,;:.!?]\s*|\b(?:and|but|so|that|if|when|because|as|since|"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .resolve import PAST_FORMS
+from .resolve import ADVERBS, PAST_FORMS
 from .text import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, sentences, words
 
 SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
@@ -56,7 +56,7 @@ def first_word(clause: str) -> str:
 def is_name(word: str) -> bool:
     return bool(word) and word[:1].isupper() and word.lower() not in STOPWORDS \
         and word.lower() not in MONTHS and word.lower() not in NUMBER_WORDS \
-        and word.lower() not in _NOT_NAMES \
+        and word.lower() not in _NOT_NAMES and word.lower() not in ADVERBS \
         and word not in ("I", "I'm", "I've", "I'll", "I'd")
 
 
@@ -68,7 +68,10 @@ _NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody some
                        "nobody anyone".split())
 _PLACE_BEFORE = frozenset("in to at from near of on into around across through via".split())
 # a name, a number or a date: what makes a remark about a thing worth keeping
-_SPECIFIC = re.compile(r"\d|\b(?!I\b)[A-Z][a-z]+")
+# (a month or a weekday in any case: "starts in october" is as dated as "in October")
+_SPECIFIC = re.compile(r"\d|\b(?!I\b)[A-Z][a-z]+|\b(?i:" + "|".join(sorted(MONTHS) + list(WEEKDAYS))
+                       + r")\b")
+DROPPED_I = "self, the 'I' left out"
 _HYPOTHETICAL = frozenset("would 'd could might should".split())
 
 
@@ -147,6 +150,12 @@ def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | N
             return None, f"'{first}' refers to someone the statement does not name"
     elif low in SELF:
         subject = "self"
+    elif low in PAST_FORMS or (low.endswith("ed") and len(low) > 4 and low not in STOPWORDS):
+        # chat drops the "I": "went to my cousin's party" is the speaker's, unless someone
+        # else was just named ("Pickle is a menace. ate my charger cable")
+        if earlier:
+            return None, "a verb with no subject, after someone else was named"
+        subject = DROPPED_I
     elif is_name(first) and (first in speakers or _AFTER_NAME.match(clause)):
         subject = first.removesuffix("'s").removesuffix("’s")
     elif low not in STOPWORDS and _speaks_of_self(words(clause)):
