@@ -106,4 +106,5 @@ def test_a_gated_run_asks_about_a_contradiction_the_similarity_alone_would_store
     tea = decided[-1]
     assert tea.candidates[0].score < config.consolidation_gate      # below the gate ...
     assert not tea.skipped and tea.action == "conflict"             # ... and asked all the same
+    assert tea.asked.startswith("may contradict")                   # saying why
     assert sum(prompt_of(r.body) == "consolidate" for r in openai_server.chat_requests) == 1
