@@ -5,6 +5,7 @@
                                          [--consolidation gated|always|off]
                                          [--semantic-order sequential|window]
                                          [--cold-start prediction|narrative]
+                                         [--against-always]
 
 The model is the local OpenAI-compatible test server answering with the deterministic test
 responder, so no real model is involved: reply lengths (output tokens) and the decisions are
@@ -69,7 +70,7 @@ def hash_embedder():
     return HashEmbedder(dim=256)
 
 
-def measure(args) -> tuple[dict, dict, float, int]:
+def measure(args) -> tuple[dict, dict, float, int, int, dict]:
     conv = load_transcript(args.data).conversation(args.conv)
     config = PipelineConfig(backend="openai", model="test-model", window=args.window,
                             tau=args.tau, variant=args.variant, **semantic_settings(args))
@@ -86,7 +87,11 @@ def measure(args) -> tuple[dict, dict, float, int]:
         run_windows(store, run_id, clients)
         seconds = time.perf_counter() - started
         usage = clients.decider.gateway.usage()
-        insights = sum(1 for e in records.load_events(store, run_id) if e.stage == "consolidate")
+        decided = [e.payload for e in records.load_events(store, run_id) if e.stage == "consolidate"]
+        insights = len(decided)
+        kept = {"active": {m.text for m in records.load_memories(store, run_id)
+                           if m.status == "active"},
+                "changed": sum(d.action != "new" for d in decided)}
         wordpiece = WordPiece()
         est: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         for req in server.chat_requests:
@@ -96,7 +101,16 @@ def measure(args) -> tuple[dict, dict, float, int]:
             row["wordpiece"] += wordpiece(req.messages)
             row["system"] += chars_estimate(req.messages[:1])
         store.conn.close()
-    return usage, est, seconds, len(conv.messages), insights
+    return usage, est, seconds, len(conv.messages), insights, kept
+
+
+def compare(kept: dict, always: dict) -> None:
+    """How far this run's stored memories are from those of `--consolidation always`."""
+    a, b = kept["active"], always["active"]
+    print(f"\nStored memories beside --consolidation always: {len(a)} against {len(b)}; "
+          f"{len(b - a)} of always's missing here, {len(a - b)} only here "
+          f"({len(a & b) / max(1, len(a | b)):.1%} in common); merged or replaced by a call: "
+          f"{kept['changed']} here, {always['changed']} with always")
 
 
 def pct(part: float, whole: float) -> str:
@@ -166,10 +180,15 @@ def main() -> None:
     add_semantic_options(ap)
     ap.add_argument("--variant", choices=["nemori", "nemori-s"], default="nemori")
     ap.add_argument("--group", type=int, default=6, help="messages per episode (default 6)")
+    ap.add_argument("--against-always", action="store_true",
+                    help="run again with --consolidation always and compare the stored memories")
     args = ap.parse_args()
     if args.tau is None:
         args.tau = default_tau(args.embedder if args.embedder == "minilm" else "hash")
-    report(*measure(args), args)
+    *figures, kept = measure(args)
+    report(*figures, args)
+    if args.against_always:
+        compare(kept, measure(argparse.Namespace(**{**vars(args), "consolidation": "always"}))[-1])
 
 
 if __name__ == "__main__":

@@ -1,21 +1,23 @@
-"""Derive the consolidation gate for MiniLM from LoCoMo conversations (config.DEFAULT_GATE).
+"""Derive the consolidation gate for MiniLM (config.DEFAULT_GATE) from statement pairs of ours.
 
-    python benchmarks/calibrate_gate.py [--file F] [--tune conv-26] [--check conv-30]
+    python benchmarks/calibrate_gate.py [--pairs tests/fixtures/gate_pairs.json]
+                                        [--file F] [--tune conv-26] [--check conv-30]
 
-Builds a memory of each conversation with every insight consolidated (offline engine,
-`--consolidation always`), and pairs each insight with the candidates its consolidation looked
-at. A pair is related when the insight and the candidate state the same LoCoMo observation
-(eval/knowledge.py's "states"): those are the pairs a model could merge or find in conflict.
-The gate is the similarity that admits 95 % of the related pairs of the tune conversation;
-for the check conversation it prints what that gate admits and how many consolidation calls
-it saves (insights whose nearest stored memory is below it).
+The gate is the level of two statements saying the same fact: the similarity that admits 95 %
+of the `same` pairs (reworded, or with a detail added) of the fixture. Printed beside it: what
+that gate admits of the `conflict` pairs (the same attribute given another value) and of the
+`distinct` ones (another fact about the same person), with and without the reading of parts
+that sends a possible contradiction to a call (pipeline/consolidation_gate.py), and the same
+for the old gate (0.60). Then, as a figure only (nothing is derived from it), the share of a
+real stream of statements that would get a call: each LoCoMo observation of a conversation in
+order, its nearest earlier observation as the nearest stored memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -23,63 +25,81 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nemori_ui.core.clients import build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
-from nemori_ui.core.eval.knowledge import locomo_observations, states_matrix  # noqa: E402
-from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
-from nemori_ui.core.store import open_store  # noqa: E402
-from nemori_ui.core.transcripts import load_transcript  # noqa: E402
-from nemori_ui.core.views.run_data import load_run_data  # noqa: E402
+from nemori_ui.core.embed import load_minilm  # noqa: E402
+from nemori_ui.core.models import SemanticMemory  # noqa: E402
+from nemori_ui.core.pipeline.consolidation_gate import why_ask  # noqa: E402
 
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+PAIRS = ROOT / "tests" / "fixtures" / "gate_pairs.json"
 ADMIT = 0.95
+OLD_GATE = 0.60
+CONFLICT_SIM = PipelineConfig().offline.conflict_sim
 
 
-def pairs(conv, source: str, variant: str) -> tuple[list[float], list[float]]:
-    """(similarities of related pairs, each insight's nearest candidate's similarity)."""
-    config = PipelineConfig(variant=variant, consolidation="always")
-    store = open_store(tempfile.mkdtemp(prefix="nemori-gate-"))
-    clients = build_clients(config, store)
-    run_id = start_run(store, conv, config, clients, source=source, fmt="auto")
-    run_windows(store, run_id, clients)
-    data = load_run_data(store, run_id)
-    facts = [f for _, f, _ in locomo_observations(conv.extra)]
-    fact_vecs = clients.embedder.embed(facts)
-    decisions = [e.payload for e in data.stage("consolidate") if e.payload.candidates]
-    texts = list(dict.fromkeys([d.insight for d in decisions] +
-                               [c.text for d in decisions for c in d.candidates]))
-    states = states_matrix(texts, clients.embedder.embed(texts), facts, fact_vecs, conv.speakers)
-    row = {t: i for i, t in enumerate(texts)}
-    related, nearest = [], []
-    for d in decisions:
-        nearest.append(max(c.score for c in d.candidates))
-        said = states[row[d.insight]]
-        related += [c.score for c in d.candidates if (said & states[row[c.text]]).any()]
-    return related, nearest
+def memory(text: str, n: int = 1) -> SemanticMemory:
+    return SemanticMemory(id=f"sm{n:04d}", text=text, window=0)
+
+
+def asked(insight: str, stored: str, score: float, gate: float, read_parts: bool) -> bool:
+    if not read_parts:
+        return score >= gate
+    return why_ask(insight, [(memory(stored), score)], gate, CONFLICT_SIM) is not None
+
+
+def pair_figures(pairs: list[dict], embedder) -> float:
+    scored: dict[str, list[tuple[dict, float]]] = {}
+    for p in pairs:
+        a, b = embedder.embed([p["stored"], p["insight"]])
+        scored.setdefault(p["label"], []).append((p, float(np.dot(a, b))))
+    same = np.array([s for _, s in scored["same"]])
+    gate = float(np.floor(np.quantile(same, 1 - ADMIT) * 100) / 100)
+    for label, items in scored.items():
+        s = np.array([x for _, x in items])
+        print(f"{label:<9}{len(items):>4} pairs, similarity {s.min():.2f} to {s.max():.2f} "
+              f"(median {np.median(s):.2f})")
+    print(f"\ngate: {gate:.2f}, admitting {ADMIT:.0%} of the {len(same)} pairs that say the "
+          f"same fact\n")
+    print(f"{'gate':<28}" + "".join(f"{label:>10}" for label in scored))
+    for g in (gate, OLD_GATE):
+        for read_parts in (False, True):
+            name = f"{g:.2f}" + (" + reading of parts" if read_parts else " similarity alone")
+            cells = [np.mean([asked(p["insight"], p["stored"], s, g, read_parts) for p, s in items])
+                     for items in scored.values()]
+            print(f"{name:<28}" + "".join(f"{c:>10.0%}" for c in cells))
+    return gate
+
+
+def stream_figures(path: Path, conv_id: str, role: str, gate: float, embedder) -> None:
+    conv = next(c for c in json.loads(path.read_text()) if c["sample_id"] == conv_id)
+    sessions = sorted(conv["observation"], key=lambda k: int(k.split("_")[1]))
+    facts = [t for k in sessions for items in conv["observation"][k].values() for t, _ in items]
+    vecs = embedder.embed(facts)
+    calls = {g: 0 for g in (gate, OLD_GATE)}
+    for i in range(1, len(facts)):
+        scores = vecs[:i] @ vecs[i]
+        best = np.argsort(-scores)[:5]
+        candidates = [(memory(facts[j], int(j)), float(scores[j])) for j in best]
+        for g in calls:
+            calls[g] += why_ask(facts[i], candidates, g, CONFLICT_SIM) is not None
+    n = len(facts) - 1
+    print(f"{conv_id} ({role}): {n} observations after the first; a call for " +
+          ", ".join(f"{calls[g] / n:.0%} at {g:.2f}" for g in calls))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--file", default=str(LOCOMO))
+    ap.add_argument("--pairs", type=Path, default=PAIRS)
+    ap.add_argument("--file", type=Path, default=LOCOMO)
     ap.add_argument("--tune", default="conv-26")
     ap.add_argument("--check", default="conv-30")
     args = ap.parse_args()
-    by_id = {c.id: c for c in load_transcript(args.file).conversations}
-    gate = None
-    for role, conv_id in (("tune", args.tune), ("check", args.check)):
-        related, nearest = [], []
-        for variant in ("nemori", "nemori-s"):
-            r, n = pairs(by_id[conv_id], args.file, variant)
-            related += r
-            nearest += n
-        if gate is None:
-            gate = float(np.floor(np.quantile(related, 1 - ADMIT) * 100) / 100)
-            print(f"gate from {conv_id} ({role}): {gate:.2f}, admitting {ADMIT:.0%} of "
-                  f"{len(related)} related insight-memory pairs")
-        admitted = float(np.mean(np.asarray(related) >= gate)) if related else 0.0
-        saved = float(np.mean(np.asarray(nearest) < gate)) if nearest else 0.0
-        print(f"{conv_id} ({role}): gate {gate:.2f} admits {admitted:.1%} of {len(related)} "
-              f"related pairs; {saved:.1%} of {len(nearest)} consolidations need no call")
+    embedder = load_minilm()
+    gate = pair_figures(json.loads(args.pairs.read_text())["pairs"], embedder)
+    if args.file.exists():
+        print("\nLoCoMo observations as a stream of insights (a figure, not a derivation):")
+        for role, conv_id in (("tune", args.tune), ("check", args.check)):
+            stream_figures(args.file, conv_id, role, gate, embedder)
 
 
 if __name__ == "__main__":

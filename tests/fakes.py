@@ -13,6 +13,11 @@ from nemori_ui.core.pipeline.decisions import (AnswerDecision, AnticipationDecis
                                                SummaryDecision)
 
 
+# HashEmbedder's similarities are not MiniLM's: a consolidation gate on its scale, where some
+# insights of the tests' transcripts reach a call and some do not (MiniLM's 0.83 admits none).
+HASH_GATE = 0.60
+
+
 class HashEmbedder:
     """Deterministic unit vectors: equal texts get equal vectors, texts sharing words are close."""
 

@@ -90,7 +90,7 @@ def test_runs_stored_before_the_gate_consolidate_every_insight_and_keep_their_fi
 
 
 def test_the_gate_has_a_default_per_embedder():
-    assert PipelineConfig().consolidation_gate == 0.60          # MiniLM, derived
-    assert PipelineConfig(embedder="openai").consolidation_gate == 0.40
+    assert PipelineConfig().consolidation_gate == 0.83          # MiniLM, derived
+    assert PipelineConfig(embedder="openai").consolidation_gate == 0.90   # the official code's
     # an embedder nothing is known of is never gated: a call rather than a missed merge
     assert PipelineConfig(embedder="openai", embedding_model="other").consolidation_gate == -1.0

@@ -24,7 +24,7 @@ from nemori_ui.core.stage_events import fallback_reasons
 from nemori_ui.core.store import open_store, records, runs
 from nemori_ui.core.transcripts import load_transcript
 from tests.conftest import SAMPLE
-from tests.fakes import HashEmbedder
+from tests.fakes import HASH_GATE, HashEmbedder
 from tests.llm_responder import damaged_partition, prompt_of, respond, user_text
 from tests.openai_server import OpenAIServer, ServerReply
 
@@ -69,7 +69,8 @@ def faulty_run(tmp_path_factory):
     server.fault_rate(RATE, [*TRANSIENT, *CONTENT], seed=SEED)
     store = open_store(tmp_path_factory.mktemp("faults-home"))
     conv = load_transcript(SAMPLE).conversations[0]
-    config = PipelineConfig(backend="openai", model="test-model", window=10)
+    config = PipelineConfig(backend="openai", model="test-model", window=10,
+                            consolidation_gate=HASH_GATE)
     backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=server.url)
     clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
     gateway = clients.decider.gateway

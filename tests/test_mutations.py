@@ -190,7 +190,8 @@ def test_a_merge_without_merged_text_keeps_the_targets_text():
     insight = Insight(text="Maya leads the data team at Finch Labs",
                       source_message_ids=["m0001"])
     log = EventLog(0, 0)
-    consolidate(StageClients(decider, emb, state, PipelineConfig(), log), ep, [insight])
+    config = PipelineConfig(consolidation="always")     # the reply is the test, not the gate
+    consolidate(StageClients(decider, emb, state, config, log), ep, [insight])
     [active] = state.active_memories()
     assert active.id != target.id and active.origin == "merge"
     assert "Maya works at Finch Labs" in active.text

@@ -209,7 +209,8 @@ def test_todays_runs_store_payloads_of_the_shape_the_old_release_stored(tmp_path
 
 
 # optional keys written since, only when set (the old release keeps a key it does not know)
-ADDED_SINCE = frozenset({"insights.[].elaborates"})     # the predicted fact a detail adds to
+ADDED_SINCE = frozenset({"insights.[].elaborates",      # the predicted fact a detail adds to
+                         "asked"})                      # why a gated run asked a model
 # keys of the old release's events that held copies of stored texts (tests/test_run_size.py)
 NOT_COPIED = frozenset({"evoked.[].text", "candidates.[].text", "candidates.[].cue",
                         "result_text", "before", "before.cue", "before.narrative", "incoming",

@@ -13,7 +13,7 @@ from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.models import Conversation, Message
 from nemori_ui.core.pipeline.runner import STAGES, run_windows, start_run
 from nemori_ui.core.store import open_store, records, runs
-from tests.fakes import HashEmbedder
+from tests.fakes import HASH_GATE, HashEmbedder
 from tests.llm_responder import prompt_of, respond
 from tests.openai_server import ServerReply
 
@@ -43,7 +43,8 @@ CONV = Conversation(id="fixture", speakers=["Ana", "Ben"], messages=[
             session=1 if i < 16 else 2,
             timestamp=(S1 + timedelta(minutes=i)) if i < 16 else (S2 + timedelta(minutes=i - 16)))
     for i, t in enumerate(TEXTS)])
-CONFIG = PipelineConfig(backend="openai", model="test-model", window=10)
+CONFIG = PipelineConfig(backend="openai", model="test-model", window=10,
+                        consolidation_gate=HASH_GATE)
 PRE_SEMANTIC = ("partition", "narrate", "select", "integrate")
 
 

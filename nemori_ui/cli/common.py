@@ -29,7 +29,7 @@ def add_semantic_options(p) -> None:
                         "the gate; always: a call for every insight; off: every statement "
                         "stored, as the v1 code")
     p.add_argument("--consolidation-gate", type=float, default=None,
-                   help="the gate's similarity (default: the embedder's; 0.60 MiniLM)")
+                   help="the gate's similarity (default: the embedder's; 0.83 MiniLM)")
     p.add_argument("--semantic-order", choices=["sequential", "window"], default="sequential",
                    help="sequential (default): each episode predicted from the store with the "
                         "window's earlier episodes' insights; window: a window's episodes all "

@@ -159,6 +159,7 @@ class ConsolidatePayload(Recorded):
     source_message_ids: list[str] = Field(default_factory=list)
     candidates: list[MemoryCandidate] = Field(default_factory=list)
     skipped: str = ""                  # why no decision was asked for
+    asked: str = ""                    # gated: why a decision was asked for
     reason: str = ""
     fallback: str | None = None
     repair: str = ""

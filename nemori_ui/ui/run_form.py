@@ -108,7 +108,8 @@ def settings() -> PipelineConfig:
     consolidation = _choice(
         c[0], "Consolidation", ["gated", "always", "off"], saved.consolidation,
         "gated: a consolidation call only for an insight with a stored memory above the "
-        "embedder's gate (the rest are new, no call); always: a call for every insight; "
+        "embedder's gate (the same fact) or one it may contradict (the rest are new, no "
+        "call); always: a call for every insight; "
         "off: every statement stored, no call (the v1 code)")
     semantic_order = _choice(
         c[1], "Semantic order", ["sequential", "window"], saved.semantic_order,

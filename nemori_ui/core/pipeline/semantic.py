@@ -14,6 +14,7 @@ from ..models import Episode, Message, SemanticMemory
 from ..stage_events import (AnticipatePayload, ConsolidatePayload, DistillPayload,
                             EvokedMemory, MemoryCandidate, SummaryPayload)
 from .bundle import StageClients
+from .consolidation_gate import why_ask
 from .decisions import Insight
 from .state import MemoryState
 from .statement_bound import bounded_statement
@@ -116,6 +117,9 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
                                  source_message_ids=insight.source_message_ids,
                                  candidates=listed)
     call_ids: list[str] = []
+    gated = config.consolidation == "gated" and getattr(decider, "makes_calls", True)
+    why = why_ask(insight.text, candidates, config.consolidation_gate,
+                  config.offline.conflict_sim) if gated else None
     # no memory holds more than one bounded statement, whatever a decider replied
     action, targets, text = "new", [], bounded_statement(insight.text, insight.text)
     if config.management == "naive":
@@ -124,12 +128,14 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
         payload.skipped = "consolidation off: every statement is stored, as in the v1 code"
     elif not candidates:
         payload.skipped = "no existing memory to compare with"
-    elif config.consolidation == "gated" and getattr(decider, "makes_calls", True) \
-            and candidates[0][1] < config.consolidation_gate:
-        # retrieval first (§3.3.3): with nothing stored near it, an insight can only be new
+    elif gated and why is None:
+        # retrieval first (§3.3.3): nothing stored is the same fact or read as contradicted
         payload.skipped = f"no memory above the consolidation gate {config.consolidation_gate:g}" \
-                          f" (nearest {candidates[0][1]:.2f}): stored as new without a call"
+                          f" (nearest {candidates[0][1]:.2f}) and none it contradicts: stored" \
+                          f" as new without a call"
     else:
+        if why:
+            payload.asked = why
         directive = decider.consolidate(insight.text, candidates, insight.elaborates)
         call_ids = directive.call_ids
         payload.reason, payload.fallback = directive.reason, directive.fallback

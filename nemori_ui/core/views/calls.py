@@ -140,8 +140,9 @@ TABLE_9_NOTES = {
                    "found. The offline engine decides integration without a call.",
     "semantic": "Anticipation is skipped when no memory is evoked above τ (as in the official "
                 "code), so early episodes cost one distillation call only. Consolidation is in "
-                "the paper but not in the official core library: with `gated` (the default) a "
-                "call only for an insight with a stored memory above the gate, with `always` "
+                "the paper and in the official code's consolidating branch, which gates it by "
+                "similarity: with `gated` (the default) a call only for an insight with a stored "
+                "memory above the gate or one it may contradict, with `always` "
                 "one per insight that has stored neighbours, so this share can exceed the "
                 "paper's; `off` makes none.",
 }

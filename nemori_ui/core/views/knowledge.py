@@ -72,6 +72,8 @@ def _note(p: ConsolidatePayload | SummaryPayload) -> str:
     if isinstance(p, ConsolidatePayload):
         if p.skipped:
             notes.append(f"no decider call: {p.skipped}")
+        if p.asked:
+            notes.append(f"asked: {p.asked}")
         if p.repair:
             notes.append(f"repaired: {p.repair}")
         if p.unchanged:

@@ -1,0 +1,34 @@
+"""Which insights a model is asked to consolidate (§3.3.3: retrieval first, then P_con).
+
+Two statements that say the same fact sit high in an embedder's range (MiniLM: 0.83 and up
+for 96 % of the reworded pairs of tests/fixtures/gate_pairs.json), but a statement that gives
+an attribute another value ("Lena's favourite film is 'Paddington 2'" against "... is
+'Spirited Away'") scores anywhere from 0.59 to 0.96, among other facts about the same person
+(0.26 to 0.76): no similarity admits the contradictions without admitting most of what is
+merely on the same person. So the gate asks for a call on either of two grounds: the nearest
+memory is close enough to be the same fact, or the offline engine's reading of parts (same
+person, the attribute changed, ended or negated) says the insight may contradict a candidate.
+Anything else can only be new, and is stored as new without a call.
+"""
+
+from __future__ import annotations
+
+from ..models import SemanticMemory
+from ..offline.conflicts import conflict
+
+
+def why_ask(insight: str, candidates: list[tuple[SemanticMemory, float]], gate: float,
+            conflict_sim: float) -> str | None:
+    """Why a model is asked how `insight` relates to its candidates (best first), or None
+    when it can only be new."""
+    if not candidates:
+        return None
+    if candidates[0][1] >= gate:
+        return f"nearest memory {candidates[0][1]:.2f}, at the gate {gate:g} or above"
+    for memory, score in candidates:
+        if score < conflict_sim:
+            break
+        why = conflict(insight, memory.text)
+        if why:
+            return f"may contradict {memory.id} ({why})"
+    return None
