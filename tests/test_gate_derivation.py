@@ -39,7 +39,7 @@ def asked(pair: dict, score: float) -> bool:
     memory = SemanticMemory(id="sm0001", text=pair["stored"], origin="new", window=0,
                             embedding=[])
     return why_ask(pair["insight"], [(memory, score)], CONFIG.consolidation_gate,
-                   CONFIG.offline.conflict_sim) is not None
+                   CONFIG.offline) is not None
 
 
 def share(items: list[tuple[dict, float]]) -> float:
@@ -62,6 +62,18 @@ def test_contradictions_below_the_gate_still_reach_a_call_when_their_parts_say_s
     # "Tomas sold his Volvo and bought an electric car" (0.72) against "... drives an old blue
     # Volvo"; "Lena cancelled her trip to Japan" (0.82) against "... is planning a trip to Japan"
     assert sum(asked(p, s) for p, s in below) >= 2
+
+
+def test_a_change_the_insight_spells_out_is_asked_about_as_far_as_the_offline_engine_looks():
+    limits = CONFIG.offline
+    memory = SemanticMemory(id="sm0001", text="Priya's piano recital is on 2 May.", origin="new",
+                            window=0, embedding=[])
+    between = (limits.explicit_change_sim + limits.conflict_sim) / 2
+    why = why_ask("The piano recital got pushed to 9 May.", [(memory, between)],
+                  CONFIG.consolidation_gate, limits)
+    assert why and "sm0001" in why
+    assert why_ask("Priya loves the piano.", [(memory, between)], CONFIG.consolidation_gate,
+                   limits) is None
 
 
 # -- through the pipeline: a contradiction below the gate is still asked about --------------

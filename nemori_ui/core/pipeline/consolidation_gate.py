@@ -13,22 +13,23 @@ Anything else can only be new, and is stored as new without a call.
 
 from __future__ import annotations
 
+from ..config import OfflineThresholds
 from ..models import SemanticMemory
-from ..offline.conflicts import conflict
+from ..offline.conflicts import conflict, explicit_change
 
 
 def why_ask(insight: str, candidates: list[tuple[SemanticMemory, float]], gate: float,
-            conflict_sim: float) -> str | None:
+            limits: OfflineThresholds) -> str | None:
     """Why a model is asked how `insight` relates to its candidates (best first), or None
-    when it can only be new."""
+    when it can only be new. The reading of parts looks as far as the offline engine does:
+    a change the insight spells out ("not March 15") further than one read from attributes."""
     if not candidates:
         return None
     if candidates[0][1] >= gate:
         return f"nearest memory {candidates[0][1]:.2f}, at the gate {gate:g} or above"
     for memory, score in candidates:
-        if score < conflict_sim:
-            break
-        why = conflict(insight, memory.text)
+        why = conflict(insight, memory.text) if score >= limits.conflict_sim else \
+            explicit_change(insight, memory.text) if score >= limits.explicit_change_sim else None
         if why:
             return f"may contradict {memory.id} ({why})"
     return None

@@ -119,7 +119,7 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
     call_ids: list[str] = []
     gated = config.consolidation == "gated" and getattr(decider, "makes_calls", True)
     why = why_ask(insight.text, candidates, config.consolidation_gate,
-                  config.offline.conflict_sim) if gated else None
+                  config.offline) if gated else None
     # no memory holds more than one bounded statement, whatever a decider replied
     action, targets, text = "new", [], bounded_statement(insight.text, insight.text)
     if config.management == "naive":
