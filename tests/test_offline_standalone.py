@@ -131,3 +131,20 @@ def test_a_past_verb_with_its_i_left_out_is_the_speakers_unless_someone_was_just
 def test_an_adverb_that_opens_a_sentence_is_no_name():
     assert not standalone.is_name("Still")
     assert standalone.judge("Still acts like a puppy", SPEAKERS, [])[0] is None
+
+
+@pytest.mark.parametrize("line", ["How's the new flat btw", "did you get the tickets for Leeds",
+                                  "What time does the ferry leave tomorrow"])
+def test_a_question_asked_without_its_mark_is_talk(line):
+    decision = rule(normalise_chat(line))
+    assert decision is not None and decision.reason == "a question"
+
+
+@pytest.mark.parametrize("line", ["When I moved to Leeds I took up climbing.",
+                                  "What I love most is the sea air in Porto."])
+def test_a_statement_that_opens_with_a_question_word_is_no_question(line):
+    assert rule(line) is None
+
+
+def test_chat_spellings_of_he_s_and_she_s_read_as_the_words():
+    assert normalise_chat("shes a nurse and hes a chef") == "She's a nurse and he's a chef"

@@ -40,6 +40,13 @@ LEAVING = re.compile(
     r"do|finish|sort|catch|cook|clean|mark|grade|write)\b|(?:I|I've) (?:gotta|got to|have to|"
     r"need to|must) (?:go|run|dash|fly|head off|get going|get back|sleep|crash)(?: now| soon)?"
     r"[\s,!.]*$)", re.I)
+# a question by its word order, asked in chat without its question mark: "how's the dog btw",
+# "did you get the tickets"
+QUESTION_FORM = re.compile(
+    r"^(?:(?:how|what|where|when|who|why|which)(?:'s|’s|\s+(?:is|are|was|were|do|does|did|has|"
+    r"have|can|could|will|would)\b)|(?:what|which|how) \w+ (?:do|does|did|is|are|was|were|can|"
+    r"will)\b|(?:do|does|did|are|is|was|were|have|has|can|could|will|"
+    r"would|should)\s+(?:you|we|they|he|she|it|I)\b)", re.I)
 SPECIFIC = re.compile(r"\b(?!I\b)[A-Z][a-z]+|\d|\b(one|two|three|four|five|six|seven|eight|"
                       r"nine|ten|twelve|twenty|hundred)\b")
 SPECIFIC_BONUS = 0.06
@@ -61,7 +68,7 @@ def rule(clause: str) -> LineDecision | None:
     """The rule that decides the clause on its own, if any."""
     stripped = clause.strip()
     n_words, n_content = len(words(stripped)), len(content_words(stripped))
-    if stripped.endswith("?"):
+    if stripped.endswith("?") or QUESTION_FORM.match(stripped):
         return LineDecision(PHATIC_KIND, "a question", 1.0)
     if _GREETING.match(stripped):
         return LineDecision(PHATIC_KIND, "greeting, thanks or reaction", 1.0)

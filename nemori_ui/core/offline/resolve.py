@@ -65,7 +65,8 @@ _CHAT_FORMS = {"i": "I", "im": "I'm", "ive": "I've", "id": "I'd", "dont": "don't
                "wasnt": "wasn't", "arent": "aren't", "havent": "haven't", "hasnt": "hasn't",
                "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't",
                "wont": "won't", "thats": "that's", "theres": "there's", "youre": "you're",
-               "u": "you", "r": "are"}
+               "u": "you", "r": "are", "shes": "she's", "hes": "he's", "theyre": "they're",
+               "whats": "what's", "hows": "how's", "wheres": "where's"}
 _CHAT_WORD = re.compile(r"\b(" + "|".join(_CHAT_FORMS) + r")\b")
 
 
