@@ -116,3 +116,20 @@ def test_continue_this_memory_appends_and_marks_where_it_started(isolated_home, 
     assert not shown.exception, shown.exception
     assert "+ pasted.txt (3)" in charts_text(shown)
     store.close()
+
+
+def test_restarting_a_restart_numbers_the_memories(isolated_home):
+    """Restart plays the script again in a new memory: named "… · again", then "… · again 2",
+    not "… · again · again"."""
+    at = app("live")
+    at.session_state["live_demo_requested"] = True
+    at.run()
+    for _ in range(3):
+        at.button(key="live_step").click().run()
+        at.button(key="live_restart").click().run()
+        assert not at.exception, at.exception
+    store = open_store(isolated_home)
+    names = [info.name for info in runs.list_runs(store)]
+    store.close()
+    assert sorted(names) == ["live demo · w=10", "live demo · w=10 · again",
+                             "live demo · w=10 · again 2", "live demo · w=10 · again 3"]

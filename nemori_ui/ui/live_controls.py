@@ -11,8 +11,8 @@ import streamlit as st
 
 from ..core.config import PipelineConfig
 from ..core.errors import InputError
-from ..core.live import (DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, typed_message,
-                         typed_time)
+from ..core.live import (DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, replay_name,
+                         typed_message, typed_time)
 from ..core.live_view import last_typed_time
 from ..core.store import runs
 from ..core.transcripts import parse_transcript
@@ -217,7 +217,7 @@ def replay(info: runs.RunInfo, source: str) -> str:
     if raw is None:
         st.session_state.live_problem = f"{source} is no longer at hand: load it again."
         return info.id
-    run_id = start_memory(info.config, name=f"{info.name} · again")
+    run_id = start_memory(info.config, name=replay_name(info.name))
     load_script(runs.get_run(get_store(), run_id), raw, source)
     return run_id
 
