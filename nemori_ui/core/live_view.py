@@ -131,15 +131,17 @@ def append_markers(records: list[AppendRecord]) -> list[dict]:
     return markers
 
 
-def stable_map(data: RunData, first: int = BASIS_POINTS) -> pd.DataFrame:
+@derived
+def stable_map(data: RunData) -> pd.DataFrame:
     """Every episode and memory with a vector, at x, y in axes fitted on the run's first
-    `first` points (in the order they were made) and then kept: later points never move
-    earlier ones, and the same run draws the same map after a restart."""
+    BASIS_POINTS points (in the order they were made) and then kept: later points never move
+    earlier ones, and the same run draws the same map after a restart. Worked out once per
+    load: the Live panel redraws every few seconds while the run stays the same."""
     frame = points_frame(data)
     if frame.empty:
         return frame.assign(x=[], y=[], newest=[])
     vectors = point_vectors(data, frame)
-    order = frame.sort_values(["window", "kind", "id"], kind="stable").index[:first]
+    order = frame.sort_values(["window", "kind", "id"], kind="stable").index[:BASIS_POINTS]
     basis_rows = vectors[order] if len(order) >= 2 else vectors
     xy = pca_project(vectors, pca_basis(basis_rows)) if len(frame) >= 2 else \
         np.zeros((len(frame), 2), dtype=np.float32)
