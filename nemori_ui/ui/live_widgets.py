@@ -4,9 +4,6 @@ page. The stage views are those of the Partitions, Prediction error and Knowledg
 
 from __future__ import annotations
 
-from typing import Callable
-
-import plotly.graph_objects as go
 import streamlit as st
 
 from ..core.live import LiveFeed
@@ -21,7 +18,6 @@ from .episodic_charts import (evoked_figure, insights_html, legend_html, predict
                               raw_html, ribbon_figure, show_html)
 from .live_controls import feed_working, feeds, live_data
 from .map_widgets import map_figure
-from . import tints
 from .presenter import is_presenting, scroll_to, show_banners
 from .safe import html_text, md_escape
 from .state import get_store
@@ -31,16 +27,6 @@ LOG_ROWS = 8
 SHORT = {"predicted, not stored": "predicted"}    # a window's moment on its picker chip
 ACTION_COLOUR = {"new": "#1c7ed6", "merge": "#7048e8", "conflict": "#e03131",
                  "already known": "#868e96"}
-
-
-def drawn(data: RunData, name: str, build: Callable[[], go.Figure]) -> go.Figure:
-    """A panel figure built once per load of the run (and theme): the panel redraws every few
-    seconds while the run stays the same, and building a long run's ribbon and map took most
-    of each redraw. st.plotly_chart only reads a figure, so one object serves every redraw."""
-    key = f"live figure · {name} · {tints.chart_ink()}"
-    if key not in data.views:
-        data.views[key] = build()
-    return data.views[key]
 
 
 def compact_top() -> None:
@@ -218,8 +204,7 @@ def episode_story(data: RunData, s: dict, tau: float) -> None:
         else:
             if seen["cold_start"]:
                 st.caption("Nothing known yet: no memory passed τ, so no prediction.")
-            fig = drawn(data, f"evoked {s['episode_id']}", lambda: evoked_figure(
-                seen["frame"].head(5), seen["tau"], seen["management"] == "native"))
+            fig = evoked_figure(seen["frame"].head(5), seen["tau"], seen["management"] == "native")
             st.plotly_chart(fig, key=f"live_evoked_{s['episode_id']}",
                             config={"displayModeBar": False})
     if comp is not None:
@@ -243,15 +228,10 @@ def partition_box(data: RunData) -> None:
     if frame.empty:
         return
     st.markdown("**Partition** (grey: still in the buffer)")
-    st.plotly_chart(drawn(data, "ribbon", lambda: partition_figure(data, frame)),
-                    key="live_ribbon", config={"displayModeBar": False})
-
-
-def partition_figure(data: RunData, frame) -> go.Figure:
     fig = ribbon_figure(frame, "raw_episode", data.info.config.window, boundaries(frame),
                         session_spans(frame))
     mark_appends(fig, stored_markers(data.run_id))
-    return fig
+    st.plotly_chart(fig, key="live_ribbon", config={"displayModeBar": False})
 
 
 def map_box(data: RunData) -> None:
@@ -260,11 +240,6 @@ def map_box(data: RunData) -> None:
         return
     st.markdown("**Memory map** (axes fitted on the first points and kept: nothing moves as "
                 "memory grows; ringed: changed by the last window)")
-    st.plotly_chart(drawn(data, "map", lambda: stable_map_figure(frame)), key="live_map",
-                    config={"displaylogo": False})
-
-
-def stable_map_figure(frame) -> go.Figure:
     shown = frame[frame["status"] == "active"].reset_index(drop=True)
     xy = shown[["x", "y"]].to_numpy()
     fig = map_figure(shown, xy, "decision", marked=list(shown.loc[shown["newest"], "id"]),
@@ -275,4 +250,4 @@ def stable_map_figure(frame) -> go.Figure:
     for trace in fig.data:
         if trace.name == "retrieved":
             trace.name = "changed by the last window"
-    return fig
+    st.plotly_chart(fig, key="live_map", config={"displaylogo": False})
