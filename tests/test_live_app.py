@@ -3,6 +3,7 @@ through the Python API while the app, never restarted, shows each new window."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -54,7 +55,8 @@ def test_stepping_the_demo_closes_a_window_on_the_live_page(isolated_home):
     at.run()
     assert not at.exception, at.exception
     assert metric(at, "Windows processed") == "1" and metric(at, "Buffer") == "0 / 10"
-    assert any("Window 1" in m.value for m in at.markdown)
+    newest = next(m.value for m in at.markdown if "Window 1:" in m.value)
+    assert re.search(r"Window 1: (1 episode|\d+ episodes)<", newest), newest
     # a typed message, then Flush closes the partial window it starts
     at.radio(key="live_speaker").set_value("Ana")
     at.text_input(key="live_text").input("I work as a pastry chef at Café Aurora.")

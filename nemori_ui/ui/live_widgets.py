@@ -13,6 +13,7 @@ from ..core.presenter_banners import window_banners
 from ..core.store import runs
 from ..core.views.partitions import boundaries, message_frame, session_spans
 from ..core.views.run_data import RunData
+from ..core.views.wording import plural
 from .append_form import mark_appends, stored_markers
 from .episodic_charts import (evoked_figure, insights_html, legend_html, prediction_html,
                               raw_html, ribbon_figure, show_html)
@@ -161,7 +162,8 @@ def story_box(data: RunData) -> None:
         # the window's decisions in its heading: what a viewer waits for, high on the screen
         chips = " ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
                          for s in story for r in s["decisions"].itertuples())
-        show_html(f"<b class='live-newest'>Window {window}: {len(story)} episode(s)</b> {chips}")
+        show_html(f"<b class='live-newest'>Window {window}: {plural(len(story), 'episode')}</b> "
+                  f"{chips}")
     names = [f"{s['episode_id']}" for s in story]
     tabs = st.tabs(names) if len(story) > 1 else [st.container()]
     tau = data.info.config.tau
