@@ -46,7 +46,8 @@ def windows_log(data: RunData) -> pd.DataFrame:
                                       covered=("covered", "sum"))
     acts = decision_table(data)
     merge = acts["action"] == "merge"
-    unchanged = acts["note"].str.contains("merge changed nothing", regex=False).fillna(False)
+    unchanged = acts["note"].str.contains("merge changed nothing", regex=False).fillna(False) \
+        .astype(bool)
     kinds = pd.DataFrame({"window": acts["window"] + 1, "new": acts["action"] == "new",
                           "merge": merge & ~unchanged, "already known": merge & unchanged,
                           "conflict": acts["action"] == "conflict"}).astype(int)
