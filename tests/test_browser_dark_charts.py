@@ -8,9 +8,8 @@ import re
 
 import pytest
 
-from nemori_ui.core.store import open_store
 from tests.browser_app import SHOTS, app_server, need_chromium, open_browser, open_home, open_nav
-from tests.conftest import run_sample
+from tests.browser_runs import stored_run
 
 # The contrast of each mark's colour with the page's background, for the marks the app colours
 # itself: scatter points and lines (cuts, window edges) and outlined bars (the chosen episode).
@@ -55,9 +54,7 @@ def marks(page, selector: str, where: str) -> list[dict]:
 def test_chart_marks_follow_the_theme(tmp_path, scheme):
     need_chromium()
     home = tmp_path / "home"
-    store = open_store(home)
-    run_sample(store)
-    store.close()
+    stored_run(home)
     with app_server(home, tmp_path / "streamlit.log") as (url, _), \
             open_browser(viewport=(1280, 800), failure_shot=f"charts-{scheme}-failure.png") \
             as page:
