@@ -4,17 +4,18 @@ import streamlit as st
 
 from nemori_ui.ui.jobs import registry
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.live_controls import (choose_memory, live_data, open_feed, script_box,
-                                        type_box)
+from nemori_ui.ui.live_controls import (choose_memory, feed_working, live_data, open_feed,
+                                        script_box, type_box)
 from nemori_ui.ui.live_widgets import compact_top, live_panel
 from nemori_ui.ui.state import current_run
 
-data = page_setup("Live", needs_run=False, run_notes=False)
+# the run is loaded once, below: the feed may have added to it since the sidebar was drawn
+page_setup("Live", needs_run=False, run_notes=False, whole_run=False)
 compact_top()
 info = choose_memory(current_run())
-if info is None or data is None:
+if info is None:
     st.stop()
-data = live_data(info)
+data = live_data(info, changing=feed_working(info.id))
 
 busy = registry().get(info.id)
 if busy is not None and busy.alive and busy.kind != "live":

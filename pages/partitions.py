@@ -4,8 +4,9 @@ import streamlit as st
 
 from nemori_ui.core.store import page_reads
 from nemori_ui.core.views.episodes import head_label, message_table
-from nemori_ui.core.views.partitions import (PAGE_ROWS, boundaries, cuts_table, message_page,
-                                             partition_figures, session_spans, window_table)
+from nemori_ui.core.views.partitions import (PAGE_ROWS, boundaries, cuts_table, episodes_among,
+                                             message_page, partition_figures, session_spans,
+                                             window_table)
 from nemori_ui.ui.append_form import mark_appends, stored_markers
 from nemori_ui.ui.episodic_charts import ribbon_figure
 from nemori_ui.ui.layout import page_setup
@@ -93,9 +94,13 @@ st.dataframe(without_constant(cut_rows, "contiguous"), hide_index=True,
              column_config={"reason": st.column_config.TextColumn(width="large")})
 
 st.subheader("Messages of an episode")
-options = [e.id for e in src.episodes]
+# those of the messages shown: a list of every episode of a long run is not one to pick from
+options = episodes_among(src, frame["message"])
 chosen = st.selectbox("Episode", options, format_func=lambda i: head_label(src.episode_by_id, i),
-                      key=f"part_episode_{info.id}")
+                      key=f"part_episode_{info.id}",
+                      help=None if len(options) == len(src.episodes) else
+                      f"The {len(options):,} of {len(src.episodes):,} episodes with a message "
+                      "among those shown; choose other messages above for the others")
 if chosen:
     episode = src.episode_by_id[chosen]
     if episode.status != "active":

@@ -85,12 +85,23 @@ def test_a_big_run_shows_its_partitions_a_page_of_messages_at_a_time(sample_home
     assert 50 < n <= 100 and pager.options == [f"1–50 of {n}", f"51–{n} of {n}"]
     first = at.dataframe[0].value
     assert list(first["window"]) == [1, 2, 3]        # w = 20: the windows of messages 1-50
+    # the episode chooser lists the episodes of the messages shown, not every one of the run
+    position = {m.id: i for i, m in enumerate(data.messages)}
+
+    def among(lo: int, hi: int) -> list[str]:
+        return [e.id for e in data.episodes
+                if any(lo <= position[i] < hi for i in e.message_ids)]
+
+    def listed() -> list[str]:
+        return [o.split(" · ")[0] for o in at.selectbox(key=f"part_episode_{data.run_id}").options]
+    assert listed() == among(0, 50) and len(listed()) < len(data.episodes)
     assert at.metric[0].value == f"{data.info.windows_total} of {data.info.windows_total}"
     pager.select_index(1).run()
     assert not at.exception
     assert list(at.dataframe[0].value["window"]) == [3, 4, 5]
     cuts = at.dataframe[1].value
     assert set(cuts["window"]) == {3, 4, 5} and cuts["ends at"].max() == n
+    assert listed() == among(50, n)
 
 
 def test_episodes_show_cards_filters_and_a_merge_side_by_side(sample_home):

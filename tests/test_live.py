@@ -262,3 +262,12 @@ def test_a_typed_message_follows_a_script_dated_elsewhere():
     script = datetime(2024, 10, 19, 18, 30)
     assert typed_time(script, now) == script + timedelta(minutes=1)   # right after the script
     assert typed_time(now + timedelta(days=3), now) == now + timedelta(days=3, minutes=1)
+
+
+def test_a_replay_is_named_with_a_count_not_a_chain():
+    from nemori_ui.core.live import replay_name
+    assert replay_name("demo") == "demo · again"
+    assert replay_name("demo · again") == "demo · again 2"
+    assert replay_name(replay_name("demo · again")) == "demo · again 3"
+    assert replay_name("again · again 9") == "again · again 10"
+    assert replay_name("my against") == "my against · again"

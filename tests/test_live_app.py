@@ -3,6 +3,7 @@ through the Python API while the app, never restarted, shows each new window."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -54,7 +55,8 @@ def test_stepping_the_demo_closes_a_window_on_the_live_page(isolated_home):
     at.run()
     assert not at.exception, at.exception
     assert metric(at, "Windows processed") == "1" and metric(at, "Buffer") == "0 / 10"
-    assert any("Window 1" in m.value for m in at.markdown)
+    newest = next(m.value for m in at.markdown if "Window 1:" in m.value)
+    assert re.search(r"Window 1: (1 episode|\d+ episodes)<", newest), newest
     # a typed message, then Flush closes the partial window it starts
     at.radio(key="live_speaker").set_value("Ana")
     at.text_input(key="live_text").input("I work as a pastry chef at Café Aurora.")
@@ -116,3 +118,20 @@ def test_continue_this_memory_appends_and_marks_where_it_started(isolated_home, 
     assert not shown.exception, shown.exception
     assert "+ pasted.txt (3)" in charts_text(shown)
     store.close()
+
+
+def test_restarting_a_restart_numbers_the_memories(isolated_home):
+    """Restart plays the script again in a new memory: named "… · again", then "… · again 2",
+    not "… · again · again"."""
+    at = app("live")
+    at.session_state["live_demo_requested"] = True
+    at.run()
+    for _ in range(3):
+        at.button(key="live_step").click().run()
+        at.button(key="live_restart").click().run()
+        assert not at.exception, at.exception
+    store = open_store(isolated_home)
+    names = [info.name for info in runs.list_runs(store)]
+    store.close()
+    assert sorted(names) == ["live demo · w=10", "live demo · w=10 · again",
+                             "live demo · w=10 · again 2", "live demo · w=10 · again 3"]

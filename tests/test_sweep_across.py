@@ -157,3 +157,37 @@ def test_a_point_is_named_by_what_its_sweep_varies():
 def test_a_conversation_alone_in_its_file_is_named_by_the_file():
     assert conversation_label("live_demo.txt · live_demo") == "live_demo.txt"
     assert conversation_label("locomo.json · conv-26") == "locomo.json · conv-26"
+
+
+def test_the_sweep_command_runs_across_several_files_and_prints_mean_and_sd(tmp_path):
+    import json
+
+    from tests.cli_runner import run_cli
+    files = [DATA / "sample_conversation.txt", DATA / "live_demo.txt"]
+    done = run_cli("sweep", *files, "--tau", "0.57,0.65", "--name", "cli across",
+                   "--home", tmp_path)
+    assert done.returncode == 0, done.stderr
+    header, *rows = [line.split() for line in done.stdout.splitlines()[:3]]
+    assert header[:2] == ["tau", "conversations"] and "insights" in header
+    assert [r[:2] for r in rows] == [["0.57", "2"], ["0.65", "2"]]
+    assert all("±" in r for r in rows), done.stdout       # a mean and its sd across the two
+    assert "2 points over 2 conversations (sweep «cli across»" in done.stdout
+    store = open_store(tmp_path)
+    [info] = sweeps.list_sweeps(store)
+    assert info.name == "cli across" and len(sweeps.members(store, info.id)) == 4
+    store.close()
+    # again as JSON: nothing is built twice, and the figures are the same
+    again = run_cli("sweep", *files, "--tau", "0.57,0.65", "--name", "cli across", "--json",
+                    "--home", tmp_path)
+    out = json.loads(again.stdout)
+    assert [p["conversations"] for p in out["points"]] == [2, 2]
+    assert {"insights_mean", "insights_sd"} <= set(out["points"][0])
+    store = open_store(tmp_path)
+    assert len(list_runs(store)) == 4
+    store.close()
+    # one file, one conversation: the sweep of one conversation, a line per point as before
+    one = run_cli("sweep", files[1], "--tau", "0.57", "--home", tmp_path)
+    assert one.returncode == 0 and one.stdout.startswith("tau=0.57: "), one.stdout
+    # a conversation asked for that no file holds is named
+    missing = run_cli("sweep", *files, "--conversation", "nope", "--home", tmp_path)
+    assert missing.returncode == 2 and "no conversation 'nope'" in missing.stderr

@@ -8,7 +8,7 @@ COMMANDS = {
     "runs": "list stored runs",
     "ask": "ask a question of a run's memory",
     "export": "export a run (.json, .jsonl or .parquet)",
-    "sweep": "run a grid of settings on one conversation",
+    "sweep": "run a grid of settings on one conversation or across several",
     "compare": "compare two runs",
     "eval": "evaluate on LoCoMo or LongMemEval and store the results",
 }

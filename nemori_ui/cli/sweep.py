@@ -1,4 +1,5 @@
-"""`sweep`: one run per grid point over τ, window length, variant and the other knobs."""
+"""`sweep`: one run per grid point over τ, window length, variant and the other knobs, on one
+conversation or across several (sweep_across)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,24 @@ import sys
 
 from ..core.clients import build_clients
 from ..core.scale import executor_for
-from ..core.transcripts import load_transcript
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
 from ..core.executors import MIN_POINTS_PER_WORKER
 from .commands import COMMANDS
 from .common import add_home, make_config, print_json, store_from
+from .sweep_across import run_across, sweep_inputs
 from .workers import add_worker_options, check_workers, on_ray, results_stdout, show_tasks
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("sweep", help=COMMANDS["sweep"])
-    p.add_argument("file")
+    p.add_argument("files", nargs="+", metavar="file",
+                   help="a transcript; several, or --conversation given more than once, make "
+                        "a named sweep across the conversations (mean ± sd per point)")
     p.add_argument("--format")
-    p.add_argument("--conversation")
+    p.add_argument("--conversation", action="append",
+                   help="a conversation's id (the file's first by default); again for more")
+    p.add_argument("--name", help="the sweep's name across conversations (a sweep of this "
+                                  "name is widened); by default named by its grid")
     p.add_argument("--backend", choices=["offline", "openai"], default="offline")
     p.add_argument("--model", default="gpt-4o-mini")
     p.add_argument("--base-url")
@@ -40,8 +46,6 @@ def run(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    transcript = load_transcript(args.file, format=args.format)
-    conv = transcript.conversation(args.conversation)
     settings = dict(backend=args.backend, model=args.model, base_url=args.base_url,
                     embedder=args.embedder)
     base = make_config(**settings)
@@ -49,7 +53,11 @@ def run(args) -> int:
         for value in values:
             make_config(**settings, **{name: value})
     check_workers(args)
+    inputs = sweep_inputs(args.files, args.format, args.conversation)
     store = store_from(args)
+    if len(inputs) > 1 or args.name:
+        return run_across(args, grid, base, store, inputs)
+    conv, source, fmt = inputs[0].conversation, inputs[0].source, inputs[0].fmt
 
     def show(point: dict) -> None:
         if args.json:
@@ -66,8 +74,8 @@ def run(args) -> int:
               file=out, flush=True)
 
     with results_stdout(on_ray(args)) as out:
-        sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=str(args.file),
-              fmt=transcript.format, on_point=show,
+        sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=source,
+              fmt=fmt, on_point=show,
               executor=executor_for(args.workers, args.ray_address, args.force_workers),
               progress=show_tasks,
               notice=lambda text: print(f"{text} (--force-workers fans them out anyway)",

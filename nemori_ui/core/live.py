@@ -11,6 +11,7 @@ same core path as `append` on the command line.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -44,6 +45,18 @@ def new_live_run(store: Store, config: PipelineConfig, clients: Clients, *,
                              name=name or f"live · {config.variant} · w={config.window}")
     runs.set_status(store, run_id, "done")
     return run_id
+
+
+AGAIN = re.compile(r"^(?P<base>.*) · again(?: (?P<n>\d+))?$")
+
+
+def replay_name(name: str) -> str:
+    """The name of a memory that plays a run's transcript again: "demo · again", then
+    "demo · again 2", "demo · again 3", so restarting a restart stays readable."""
+    found = AGAIN.match(name)
+    if found is None:
+        return f"{name} · again"
+    return f"{found['base']} · again {int(found['n'] or 1) + 1}"
 
 
 def keeps_buffer(fmt: str) -> bool:

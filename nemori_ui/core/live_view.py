@@ -32,25 +32,35 @@ def buffer(data: RunData) -> dict:
 
 @derived
 def windows_log(data: RunData) -> pd.DataFrame:
-    """One row per processed window, newest first: what it did to the memory."""
+    """One row per processed window, newest first: what it did to the memory.
+
+    Grouped once per table, not filtered per window: a filter per window made the Live page's
+    first draw of a long run slow."""
+    columns = ["window", "messages", "episodes", "insights", "predicted, not stored", "new",
+               "merge", "already known", "conflict"]
     table = surprise_table(data)
-    decisions = decision_table(data)
-    rows = []
-    for window in sorted(set(table["window"]), reverse=True):
-        part = table[table["window"] == window]
-        acts = decisions[decisions["window"] == window - 1]
-        unchanged = acts["note"].str.contains("merge changed nothing", regex=False)
-        rows.append({"window": int(window), "messages": f"{part['first'].min()}–"
-                                                        f"{part['last'].max()}",
-                     "episodes": len(part), "insights": int(part["insights"].sum()),
-                     "predicted, not stored": int(part["covered"].sum()),
-                     "new": int((acts["action"] == "new").sum()),
-                     "merge": int(((acts["action"] == "merge") & ~unchanged).sum()),
-                     "already known": int(((acts["action"] == "merge") & unchanged).sum()),
-                     "conflict": int((acts["action"] == "conflict").sum())})
-    return pd.DataFrame(rows, columns=["window", "messages", "episodes", "insights",
-                                       "predicted, not stored", "new", "merge",
-                                       "already known", "conflict"])
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+    per = table.groupby("window").agg(first=("first", "min"), last=("last", "max"),
+                                      episodes=("episode", "size"), insights=("insights", "sum"),
+                                      covered=("covered", "sum"))
+    acts = decision_table(data)
+    merge = acts["action"] == "merge"
+    unchanged = acts["note"].str.contains("merge changed nothing", regex=False).fillna(False) \
+        .astype(bool)
+    kinds = pd.DataFrame({"window": acts["window"] + 1, "new": acts["action"] == "new",
+                          "merge": merge & ~unchanged, "already known": merge & unchanged,
+                          "conflict": acts["action"] == "conflict"}).astype(int)
+    counted = kinds.groupby("window").sum().reindex(per.index, fill_value=0)
+    log = pd.DataFrame({
+        "window": per.index.astype(int),
+        "messages": [f"{a}–{b}" for a, b in zip(per["first"], per["last"])],
+        "episodes": per["episodes"].astype(int).values,
+        "insights": per["insights"].astype(int).values,
+        "predicted, not stored": per["covered"].astype(int).values,
+        **{k: counted[k].astype(int).values for k in ("new", "merge", "already known",
+                                                      "conflict")}}, columns=columns)
+    return log.sort_values("window", ascending=False).reset_index(drop=True)
 
 
 def last_window(data: RunData) -> int | None:
@@ -122,15 +132,17 @@ def append_markers(records: list[AppendRecord]) -> list[dict]:
     return markers
 
 
-def stable_map(data: RunData, first: int = BASIS_POINTS) -> pd.DataFrame:
+@derived
+def stable_map(data: RunData) -> pd.DataFrame:
     """Every episode and memory with a vector, at x, y in axes fitted on the run's first
-    `first` points (in the order they were made) and then kept: later points never move
-    earlier ones, and the same run draws the same map after a restart."""
+    BASIS_POINTS points (in the order they were made) and then kept: later points never move
+    earlier ones, and the same run draws the same map after a restart. Worked out once per
+    load: the Live panel redraws every few seconds while the run stays the same."""
     frame = points_frame(data)
     if frame.empty:
         return frame.assign(x=[], y=[], newest=[])
     vectors = point_vectors(data, frame)
-    order = frame.sort_values(["window", "kind", "id"], kind="stable").index[:first]
+    order = frame.sort_values(["window", "kind", "id"], kind="stable").index[:BASIS_POINTS]
     basis_rows = vectors[order] if len(order) >= 2 else vectors
     xy = pca_project(vectors, pca_basis(basis_rows)) if len(frame) >= 2 else \
         np.zeros((len(frame), 2), dtype=np.float32)

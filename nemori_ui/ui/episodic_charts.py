@@ -66,10 +66,11 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
     first = int(frame["pos"].iloc[0]) if n else 1   # a page of a big run starts further on
     order = list(dict.fromkeys(v for v in frame[color_by] if v))
     colour = {eid: PALETTE[i % len(PALETTE)] for i, eid in enumerate(order)}
+    ink = tints.chart_ink()
     fig = go.Figure(go.Bar(
         x=frame["pos"], y=[1] * n, base=0, width=1, showlegend=False,
         marker=dict(color=[colour.get(v, PENDING) for v in frame[color_by]],
-                    line=dict(width=0.5 if n <= 200 else 0, color="white")),
+                    line=dict(width=0.5 if n <= 200 else 0, color=ink.gap)),
         customdata=[[hover(r.speaker, 40), hover(r.text), r.message, r.time,
                      r.raw_episode or "–", r.episode or "–", r.window]
                     for r in frame.itertuples(index=False)],
@@ -77,8 +78,7 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
                        "%{customdata[6]}<br><b>%{customdata[0]}</b>: %{customdata[1]}"
                        "<br>raw episode %{customdata[4]} → episode %{customdata[5]}"
                        "<extra></extra>")))
-    shades = ["#868e96", "#ced4da"]
-    strip = [(x, shades[i % 2], span["session"]) for i, span in enumerate(sessions)
+    strip = [(x, ink.bands[i % 2], span["session"]) for i, span in enumerate(sessions)
              for x in range(span["first"], span["last"] + 1)]
     fig.add_bar(x=[x for x, _, _ in strip], y=[0.22] * len(strip), base=-0.32, width=1,
                 showlegend=False, marker=dict(color=[c for _, c, _ in strip], line=dict(width=0)),
@@ -87,14 +87,14 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
     # where the window changes: every w messages, or earlier where a flush or an append cut it
     windows = list(frame["window"])
     edges = [first + p - 0.5 for p in range(1, n) if windows[p] != windows[p - 1]]
-    for xs, style in ((edges, dict(color="#495057", width=1, dash="dot")),
-                      ([p - 0.5 for p in cuts], dict(color="#212529", width=2, dash="dash"))):
+    for xs, style in ((edges, dict(color=ink.soft, width=1, dash="dot")),
+                      ([p - 0.5 for p in cuts], dict(color=ink.strong, width=2, dash="dash"))):
         fig.add_scatter(x=[v for x in xs for v in (x, x, None)],
                         y=[v for _ in xs for v in (-0.05, 1.05, None)], mode="lines",
                         line=style, hoverinfo="skip", showlegend=False)
     at = frame.set_index("pos")
     fig.add_scatter(x=[p - 0.5 for p in cuts], y=[1.12] * len(cuts), mode="markers",
-                    marker=dict(symbol="triangle-down", size=11, color="#212529"),
+                    marker=dict(symbol="triangle-down", size=11, color=ink.strong),
                     showlegend=False,
                     customdata=[[p, int(at.at[p, "group"]), int(at.at[p, "window"]),
                                  hover(at.at[p, "reason"] or "no reason given")] for p in cuts],
@@ -188,10 +188,11 @@ def similarity_histogram(frame: pd.DataFrame, tau: float) -> go.Figure:
 def surprise_figure(table: pd.DataFrame, selected: str | None) -> go.Figure:
     """One bar per distilled episode in transcript order; height and colour are its surprise."""
     top = max(1.0, float(table["surprise"].max()) if len(table) else 1.0)
+    ring = tints.chart_ink().strong
     fig = go.Figure(go.Bar(
         x=table["episode"], y=table["surprise"],
         marker=dict(color=table["surprise"], colorscale="YlOrRd", cmin=0, cmax=top,
-                    line=dict(color=["#212529" if e == selected else "rgba(0,0,0,0)"
+                    line=dict(color=[ring if e == selected else "rgba(0,0,0,0)"
                                      for e in table["episode"]], width=3),
                     colorbar=dict(title="surprise", thickness=12)),
         customdata=[[hover(c, 90), s, i, n, cov] for c, s, i, n, cov in zip(

@@ -11,8 +11,8 @@ import streamlit as st
 
 from ..core.config import PipelineConfig
 from ..core.errors import InputError
-from ..core.live import (DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, typed_message,
-                         typed_time)
+from ..core.live import (DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, replay_name,
+                         typed_message, typed_time)
 from ..core.live_view import last_typed_time
 from ..core.store import runs
 from ..core.transcripts import parse_transcript
@@ -20,7 +20,7 @@ from ..core.views.run_data import RunData, load_run_data
 from .jobs import registry, session_clients
 from .presenter import is_presenting, key_bindings, presenter_toggle
 from .safe import md_escape
-from .state import get_store, home
+from .state import get_store, home, run_data
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SCRIPTS = {"Live demo": DEMO, "Bundled sample": DATA / "sample_conversation.txt"}
@@ -37,10 +37,23 @@ def _live_data(home_path: str, run_id: str, stamp: str, messages: int) -> RunDat
     return load_run_data(get_store(), run_id)
 
 
-def live_data(info: runs.RunInfo) -> RunData:
-    """The run as stored now: keyed by its message count too, since a live feed adds several
-    messages within the second its update time is stamped to."""
+def feed_working(run_id: str) -> bool:
+    """Whether the server's feed of the run is adding messages or processing a window."""
+    feed = feeds().get(run_id)
+    return feed is not None and (feed.busy or feed.playing)
+
+
+def live_data(info: runs.RunInfo, *, changing: bool = False) -> RunData:
+    """The run as stored now. While nothing feeds it, the load the other pages share (a switch
+    from them to Live loads nothing again); while a feed adds messages, a cache of its own,
+    keyed by the message count too, since a feed adds several messages within the second its
+    update time is stamped to, and a new load each second must not push the other pages'
+    runs out of theirs."""
     count = get_store().query("SELECT count(*) FROM messages WHERE run_id = ?", (info.id,))[0][0]
+    if not changing:
+        shared = run_data(info)
+        if len(shared.messages) == count:
+            return shared
     return _live_data(str(home()), info.id, f"{info.updated_at}|{info.windows_done}|"
                                             f"{info.status}", count)
 
@@ -204,7 +217,7 @@ def replay(info: runs.RunInfo, source: str) -> str:
     if raw is None:
         st.session_state.live_problem = f"{source} is no longer at hand: load it again."
         return info.id
-    run_id = start_memory(info.config, name=f"{info.name} · again")
+    run_id = start_memory(info.config, name=replay_name(info.name))
     load_script(runs.get_run(get_store(), run_id), raw, source)
     return run_id
 

@@ -13,10 +13,11 @@ from ..core.presenter_banners import window_banners
 from ..core.store import runs
 from ..core.views.partitions import boundaries, message_frame, session_spans
 from ..core.views.run_data import RunData
+from ..core.views.wording import plural
 from .append_form import mark_appends, stored_markers
 from .episodic_charts import (evoked_figure, insights_html, legend_html, prediction_html,
                               raw_html, ribbon_figure, show_html)
-from .live_controls import feeds, live_data
+from .live_controls import feed_working, feeds, live_data
 from .map_widgets import map_figure
 from .presenter import is_presenting, scroll_to, show_banners
 from .safe import html_text, md_escape
@@ -39,16 +40,15 @@ def live_panel(run_id: str) -> None:
     """The memory as it reacts: redrawn every second while the feed works (a fragment: the
     rest of the page is not rerun), every few seconds otherwise so messages added by another
     process (an agent using the Python API) show up too."""
-    feed = feeds().get(run_id)
-    working = feed is not None and (feed.busy or feed.playing)
+    working = feed_working(run_id)
 
     @st.fragment(run_every=BUSY_S if working else IDLE_S)
     def panel() -> None:
         info = runs.get_run(get_store(), run_id)
-        data = live_data(info)
         now = feeds().get(run_id)
-        if now is not None and (now.busy or now.playing) != working:
+        if feed_working(run_id) != working:
             st.rerun()      # started or stopped: the controls change too
+        data = live_data(info, changing=working)
         # every part in its own container, so the element tree keeps its shape from one
         # refresh to the next and charts are updated in place, not drawn again from nothing
         # the buffer and the newest decisions first: on a laptop screen they are what shows
@@ -162,7 +162,8 @@ def story_box(data: RunData) -> None:
         # the window's decisions in its heading: what a viewer waits for, high on the screen
         chips = " ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
                          for s in story for r in s["decisions"].itertuples())
-        show_html(f"<b class='live-newest'>Window {window}: {len(story)} episode(s)</b> {chips}")
+        show_html(f"<b class='live-newest'>Window {window}: {plural(len(story), 'episode')}</b> "
+                  f"{chips}")
     names = [f"{s['episode_id']}" for s in story]
     tabs = st.tabs(names) if len(story) > 1 else [st.container()]
     tau = data.info.config.tau

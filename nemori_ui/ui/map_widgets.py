@@ -17,6 +17,7 @@ from ..core.views.run_data import RunData
 from .projection_worker import ProjectionWorker
 from .safe import html_text
 from .state import home
+from .tints import chart_ink
 
 COLOR_BY = ("kind", "status", "session", "window", "speaker", "time", "decision")
 SYMBOLS = {"episode": "diamond", "memory": "circle"}
@@ -124,7 +125,7 @@ def _trace(cls, group: pd.DataFrame, name: str, color, **marker):
     custom = np.column_stack([group["row"], group["id"], said,
                               group["text"].map(hover_html)])
     return cls(x=group["x"], y=group["y"], mode="markers", name=name, customdata=custom,
-               marker=dict(color=color, size=9, line=dict(width=0.5, color="white"),
+               marker=dict(color=color, size=9, line=dict(width=0.5, color=chart_ink().gap),
                            symbol=[SYMBOLS.get(k, "circle") for k in group["kind"]],
                            opacity=np.where(group["status"] == "active", 0.9, 0.35), **marker),
                hovertemplate="<b>%{customdata[1]}</b> %{customdata[2]}<br>%{customdata[3]}"
@@ -172,12 +173,12 @@ def map_figure(frame: pd.DataFrame, xy: np.ndarray, color_by: str = "kind", *,
         ring = df[df["id"].isin(list(marked))]
         fig.add_trace(cls(x=ring["x"], y=ring["y"], mode="markers", name=marked_name,
                           hoverinfo="skip", marker=dict(size=18, color="rgba(0,0,0,0)",
-                                                        line=dict(width=2.5, color="#222"))))
+                                                        line=dict(width=2.5, color=chart_ink().strong))))
     if query_xy is not None:
         fig.add_trace(cls(x=[float(query_xy[0])], y=[float(query_xy[1])], mode="markers",
                           name="question", hoverinfo="name",
                           marker=dict(size=20, symbol="star", color="#ffc400",
-                                      line=dict(width=1, color="#222"))))
+                                      line=dict(width=1, color=chart_ink().strong))))
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
                       hoverlabel=dict(align="left"))

@@ -3,31 +3,17 @@ conversations it ran on, and the share of a figure's spread each parameter expla
 
 from __future__ import annotations
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..core.store import runs, sweeps
-from ..core.tuning.across import conversation_label
-from ..core.tuning.spread import importance, mean_sd, spread
-from ..core.tuning.sweep import ORDER, flat
+from ..core.store import sweeps
+from ..core.tuning.across import sweep_rows
+from ..core.tuning.spread import importance, shown_figures, spread, spread_table
+from ..core.tuning.sweep import ORDER
 from .state import get_store, sweep_point
 from .tuning_widgets import FIGURES, figure_label
 
 LAST_NAMED = "sweep_last_named"       # the name of the sweep this session ran last
-SHOWN = ["evidence_recall", "episodes", "insights", "active_memories", "merges", "conflicts",
-         "stored_tokens", "calls_made"]
-
-
-def sweep_rows(store, sweep_id: str) -> pd.DataFrame:
-    """One row per finished run of the sweep: its parameters, figures and conversation."""
-    rows = []
-    for member in sweeps.members(store, sweep_id):
-        info = runs.get_run(store, member.run_id)
-        if info.status == "done":
-            rows.append({**flat(sweep_point(info)),
-                         "conversation": conversation_label(member.conversation)})
-    return pd.DataFrame(rows)
 
 
 def pick_sweep(listed: list[sweeps.SweepInfo]) -> sweeps.SweepInfo:
@@ -64,21 +50,15 @@ def named_sweeps() -> None:
         st.caption("No named sweep yet: name one and choose its conversations above.")
         return
     chosen = pick_sweep(listed)
-    rows = sweep_rows(store, chosen.id)
+    rows = sweep_rows(store, chosen.id, sweep_point)
     if rows.empty:
         st.caption(f"No point of {chosen.name} has finished yet.")
         return
     params = [p for p in ORDER if p in chosen.grid and p in rows]
     points = spread(rows, params, FIGURES)
-    figures = [f for f in SHOWN if f"{f}_mean" in points and points[f"{f}_mean"].notna().any()
-               and not (f == "calls_made" and not points[f"{f}_mean"].any())]
+    figures = shown_figures(points)
     conversations = rows["conversation"].nunique()
-    table = points[params + ["conversations"]].copy()
-    for p in params:
-        table[p] = table[p].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v))
-    for f in figures:
-        table[figure_label(f)] = [mean_sd(m, s) for m, s in
-                                  zip(points[f"{f}_mean"], points[f"{f}_sd"])]
+    table = spread_table(points, params, figures).rename(columns=figure_label)
     # a table, not a grid: a few points, and "0.41 ± 0.03" is read, not sorted
     st.table(table, hide_index=True)
     st.caption(f"{len(points)} points over {conversations} conversation(s): each figure is "

@@ -32,10 +32,10 @@ from .state import get_store, read_secrets, run_data
 from .sweep_inputs import add_file, input_choices
 from .sweep_results import LAST_NAMED
 from .task_jobs import mine, outcome, remember, submit, watch
+from .tints import chart_ink
 
 WORKERS_HELP = "Ray workers; 1 runs in this process"
 WHATIF_BASE = "whatif_base"      # the run a what-if re-run was made from, to diff against
-OLD_TAU = "#495057"
 
 
 def session_maker():
@@ -124,9 +124,10 @@ def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:
     and the run's own τ beside it."""
     fig = similarity_histogram(looked, new)
     if abs(old - new) > 1e-9:
-        fig.add_vline(x=old, line=dict(color=OLD_TAU, width=2, dash="dot"),
+        old_ink = chart_ink().soft      # the τ it replaces, beside the new one
+        fig.add_vline(x=old, line=dict(color=old_ink, width=2, dash="dot"),
                       annotation_text=f"run's τ = {old:.2f}", annotation_position="top left",
-                      annotation_font=dict(color=OLD_TAU, size=12))
+                      annotation_font=dict(color=old_ink, size=12))
     # a narrow column: the legend under the chart, out of the τ labels' way
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", y=-0.3, x=0),

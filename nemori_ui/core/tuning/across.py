@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Callable
 
+import pandas as pd
 from pydantic import BaseModel, field_validator, model_validator
 
 from ..config import PipelineConfig
@@ -21,7 +22,7 @@ from ..pipeline.runner import Clients
 from ..store import Store, runs, sweeps
 from ..views.existing_runs import finished_run
 from .point import PointTask, conversation_replies, run_point_task, warm_up, warms_up
-from .sweep import point_name, points, spread
+from .sweep import flat, point_name, points, spread
 
 
 class SweepInput(BaseModel):
@@ -52,6 +53,19 @@ def short_point(point: str, grid: dict[str, list]) -> str:
     'tau=0.6 window=20 variant=nemori' when w and the variant are fixed."""
     varied = [t for t in point.split() if len(grid.get(t.partition("=")[0], [])) > 1]
     return " ".join(varied) or point
+
+
+def sweep_rows(store: Store, sweep_id: str, figures_of: Callable[[runs.RunInfo], dict]
+               ) -> pd.DataFrame:
+    """One row per finished run of the sweep: its parameters, the figures `figures_of` gives
+    for its run (a point as a sweep reports it), and its conversation."""
+    rows = []
+    for member in sweeps.members(store, sweep_id):
+        info = runs.get_run(store, member.run_id)
+        if info.status == "done":
+            rows.append({**flat(figures_of(info)),
+                         "conversation": conversation_label(member.conversation)})
+    return pd.DataFrame(rows)
 
 
 def stored_inputs(store: Store) -> dict[str, str]:

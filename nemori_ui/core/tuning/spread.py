@@ -34,6 +34,28 @@ def spread(rows: pd.DataFrame, params: list[str], figures: list[str]) -> pd.Data
     return out
 
 
+# the figures a sweep's table shows, in this order, of those every run reports
+SHOWN = ["evidence_recall", "episodes", "insights", "active_memories", "merges", "conflicts",
+         "stored_tokens", "calls_made"]
+
+
+def shown_figures(points: pd.DataFrame, candidates: list[str] = SHOWN) -> list[str]:
+    """The figures worth a column: some point has a value, and LLM calls only when made."""
+    return [f for f in candidates if f"{f}_mean" in points and points[f"{f}_mean"].notna().any()
+            and not (f == "calls_made" and not points[f"{f}_mean"].any())]
+
+
+def spread_table(points: pd.DataFrame, params: list[str], figures: list[str]) -> pd.DataFrame:
+    """The points as read: parameters as written, how many conversations each ran on, and
+    each figure as 'mean ± sd'; columns named by the figures."""
+    table = points[params + ["conversations"]].copy()
+    for p in params:
+        table[p] = table[p].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v))
+    for f in figures:
+        table[f] = [mean_sd(m, s) for m, s in zip(points[f"{f}_mean"], points[f"{f}_sd"])]
+    return table
+
+
 def mean_sd(mean: float | None, sd: float | None) -> str:
     """'0.412 ± 0.031', '12.5 ± 3.5', '325 ± 283'; a lone run shows its value only; no value
     shows '—'."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .knowledge import decision_table
 from .run_data import RunData
+from .wording import plural
 
 
 def consolidation_outcomes(data: RunData) -> dict[str, int]:
@@ -25,17 +26,17 @@ def demo_headline(demo: dict, ours: dict[str, int], theirs: dict[str, int]) -> d
     fewer = s["insights"] - n["insights"]
     saved_memories = s["memories"] - n["memories"]
     known = theirs["already known"] - ours["already known"]
-    title = (f"Prediction kept {fewer} repeated fact(s) out of consolidation"
+    title = (f"Prediction kept {plural(fewer, 'repeated fact')} out of consolidation"
              if fewer > 0 else "Prediction saved no insight on this transcript")
-    why = (f"Nemori-s distilled {s['insights']} insights, {fewer} more than Nemori's "
+    why = (f"Nemori-s distilled {plural(s['insights'], 'insight')}, {fewer} more than Nemori's "
            f"{n['insights']}. Its consolidation then merged {theirs['merge']} of them into "
            f"memories it already held, {theirs['already known']} changing nothing (the fact "
-           f"was already known), so it stores only {saved_memories} memor"
-           f"{'y' if abs(saved_memories) == 1 else 'ies'} more ({s['memories']} against "
+           f"was already known), so it stores only "
+           f"{plural(saved_memories, 'memory', 'memories')} more ({s['memories']} against "
            f"{n['memories']}). Consolidation catches a repeat after it is distilled; prediction "
-           f"keeps it from being distilled at all: Nemori made {theirs['decisions'] - ours['decisions']}"
-           f" fewer consolidation decisions (with an LLM, one call each), and the memory ends "
-           f"up nearly the same.")
+           f"keeps it from being distilled at all: Nemori made "
+           f"{plural(theirs['decisions'] - ours['decisions'], 'fewer consolidation decision')}"
+           f" (with an LLM, one call each), and the memory ends up nearly the same.")
     return {"title": title, "why": why, "fewer_insights": fewer,
             "fewer_decisions": theirs["decisions"] - ours["decisions"],
             "fewer_memories": saved_memories, "known_again": known,

@@ -197,6 +197,13 @@ def cuts_table(data: RunData | PartitionSource) -> pd.DataFrame:
                                        "contiguous", "reason", "raw episode", "episode now"])
 
 
+def episodes_among(src: PartitionSource, message_ids) -> list[str]:
+    """The episodes (as partitioned and merged) with a message among `message_ids`, in the
+    order they were made: what a page of a big run offers to open, not all its thousands."""
+    shown = set(message_ids)
+    return [e.id for e in src.episodes if not shown.isdisjoint(e.message_ids)]
+
+
 def boundaries(frame: pd.DataFrame, column: str = "raw_episode") -> list[int]:
     """Positions p where message p starts a different episode than message p-1 (same window)."""
     found = []
