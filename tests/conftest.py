@@ -14,6 +14,20 @@ SAMPLE = ROOT / "nemori_ui" / "data" / "sample_conversation.txt"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_numba_cache(tmp_path_factory):
+    """One folder of compiled UMAP kernels for the whole session, as a user's home keeps them
+    across server starts. Without it every app server's projection process compiled them
+    again into its own test's home (24 s of CPU each, 11 s when loaded from the cache), and so
+    did the tests' own first UMAP. Set before anything imports numba; a caller's own setting
+    wins."""
+    patch = pytest.MonkeyPatch()
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        patch.setenv("NUMBA_CACHE_DIR", str(tmp_path_factory.mktemp("numba-cache")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
     """No test reads or writes the real ~/.nemori_ui, nor sees a real API key."""
