@@ -89,6 +89,15 @@ def test_dates_off_the_calendar_stay_as_said():
     assert absolutize("it was yesterday", datetime(1, 1, 1)) == "it was yesterday"
 
 
+def test_a_date_said_again_beside_a_relative_one_is_said_once():
+    # MONDAY is 11 March 2024
+    assert replace_relative("It switches tomorrow, 12 March, at noon", MONDAY) == \
+        "It switches on 12 March 2024, at noon"
+    assert replace_relative("Back next Friday (March 15th)", MONDAY) == "Back on 15 March 2024"
+    # another day beside it is no repeat: both stay, as said
+    assert replace_relative("tomorrow, 20 March", MONDAY) == "on 12 March 2024, 20 March"
+
+
 def test_statements_replace_relative_dates_and_narratives_annotate_them():
     assert replace_relative("I went yesterday", MONDAY) == "I went on 10 March 2024"
     assert replace_relative("busy since yesterday", MONDAY) == "busy since 10 March 2024"

@@ -148,3 +148,30 @@ def test_a_statement_that_opens_with_a_question_word_is_no_question(line):
 
 def test_chat_spellings_of_he_s_and_she_s_read_as_the_words():
     assert normalise_chat("shes a nurse and hes a chef") == "She's a nurse and he's a chef"
+
+
+@pytest.mark.parametrize("clause", [
+    "You're on the Lumen 500 plan since 2021",
+    "Your booking number is QX-4410",
+    "You'll get the new card on Monday",
+])
+def test_a_specific_said_to_the_one_listener_is_about_them(clause):
+    assert standalone.judge(clause, SPEAKERS, [], one_listener=True)[0] == "listener"
+    # where several people are spoken to, "you" says nobody in particular
+    assert standalone.judge(clause, SPEAKERS, [])[0] is None
+
+
+@pytest.mark.parametrize("clause", [
+    "You'd love Granada in April",
+    "You should try the 7am class",
+    "You're doing great, Lucia",
+    "You're the best",
+    "You missed a lot: on Friday Marta quit",
+])
+def test_praise_advice_or_guesses_about_the_listener_stay_out(clause):
+    assert standalone.judge(clause, SPEAKERS, [], one_listener=True)[0] is None
+
+
+def test_you_and_someone_keep_their_verb():
+    assert resolve_pronouns("You and Bruno are both invited", "Rafa", "Lucia") == \
+        "Lucia and Bruno are both invited"

@@ -20,6 +20,9 @@ _PATTERN = re.compile(
     r"(?:last|next|this) (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|(?:\d+|a|one|two|three|four|five|six|couple of|few) (?:days?|weeks?) ago)\b",
     re.I)
+# the date said again beside the phrase: "tomorrow, 19 March", "next Friday (May 3rd)"
+_APPOSITIVE = re.compile(r"^\s*[,(]\s*(?:(?:on|the)\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+([A-Z][a-z]+)|"
+                         r"([A-Z][a-z]+)\s+(\d{1,2})(?:st|nd|rd|th)?)\b\)?")
 # a preposition already in front of the phrase takes the date as it is: "since 7 May 2023"
 _PREPOSITION = re.compile(r"\b(since|until|till|from|by|before|after|on|in|of|during)\s+$", re.I)
 
@@ -90,5 +93,14 @@ def replace_relative(text: str, when: datetime | None) -> str:
         before = text[last:m.start()]
         prep, date = found
         out.append(before + (date if _PREPOSITION.search(before) else f"{prep} {date}"))
-        last = m.end()
+        last = m.end() + _said_again(text[m.end():], date)
     return "".join(out) + text[last:]
+
+
+def _said_again(after: str, date: str) -> int:
+    """Length of an appositive that gives the same day again, to drop with the phrase."""
+    again = _APPOSITIVE.match(after)
+    if not again:
+        return 0
+    number, month = again.group(1) or again.group(4), again.group(2) or again.group(3)
+    return again.end() if date.split()[:2] == [str(int(number)), month] else 0

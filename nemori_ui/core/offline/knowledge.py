@@ -59,7 +59,8 @@ def _standalone(clause: str, m: Message, speakers: list[str]) -> tuple[str | Non
     text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
     # the clause may have been given a capital its place in the message did not have
     said = text[:max(0, text.lower().find(clause[:24].lower()))] if clause else ""
-    subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers))
+    subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers),
+                                    one_listener=len(speakers) == 2)
     if subject is None:
         return None, why
     if subject == standalone.DROPPED_I:

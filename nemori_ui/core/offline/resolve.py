@@ -53,6 +53,8 @@ _CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), 
                    for pat, rep in _CONTRACTIONS]
 _WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(ADVERBS)) +
                          r")\s+)*)([a-z][a-z']*)\b", re.I)
+# words after "I" / "you" that are no verb to agree: "you and Tosca are invited"
+_NOT_VERBS = frozenset("and or nor but both all two too alone guys".split())
 # "you" starts a clause (a subject) here; elsewhere it is an object and takes no verb agreement
 _SUBJECT_YOU = re.compile(r"(?:^|[,;:.!?]\s*|\b(?:and|but|so|that|if|when|because|as|since|"
                           r"while|then|or)\s+)$", re.I)
@@ -169,7 +171,7 @@ def resolve_pronouns(text: str, speaker: str, addressee: str | None) -> str:
     def agree(m: re.Match) -> str:
         who, adverbs, verb = m.group(1), m.group(2), m.group(3)
         name = names["I" if who == "I" else "you"]
-        if not name:
+        if not name or verb.lower() in _NOT_VERBS:
             return m.group(0)
         if who.lower() == "you" and not _SUBJECT_YOU.search(text[:m.start()]):
             return m.group(0)

@@ -6,7 +6,9 @@ pronoun that a name earlier in the same message resolves ("My brother Felix ... 
 Glasgow" → "Felix loves Glasgow"). It is left out, with the reason shown, when:
 
 - its subject is the listener ("you'd be a great counselor"): praise, advice or a guess about
-  the other person, which would credit one speaker's words to the other;
+  the other person, which would credit one speaker's words to the other. Only where one person
+  is spoken to, a plain statement of a specific about them stands: "You're on Home 300" from an
+  agent, "Your flight is on 3 May"; it names a thing, a number or a date, and has no modal;
 - its subject or an object is a reference nothing resolves ("it", "that", "them", "there"):
   "It showed Caroline how much the community has grown" says nothing on its own;
 - it is an order or a suggestion ("Check out my painting") or a fragment with no subject
@@ -124,25 +126,53 @@ _AUXILIARIES = frozenset("is was has had does did will would can could may might
                          "should and".split())
 
 
-def judge(clause: str, speakers: list[str], earlier: list[str]) -> tuple[str | None, str]:
+# the listener's forms that state what holds ("you'd", "you could" guess or advise)
+_LISTENER_STATES = frozenset("you you're you've you'll your youre".split())
+_ADVICE = frozenset("should could would might must may can can't need needs have got gotta "
+                    "ought better".split())
+
+
+def listener_fact(clause: str, speakers: list[str]) -> bool:
+    """A plain statement about the one person spoken to that names a specific: a thing that is
+    not a speaker, a number or a date ("You're on Home 300", "Your reference is TK-20931")."""
+    said = words(clause.split(":")[0])    # what a colon introduces is a statement of its own
+    if not said or said[0].lower().replace("’", "'") not in _LISTENER_STATES:
+        return False
+    if any(w.lower() in _ADVICE or w.lower() in _HYPOTHETICAL for w in said[1:3]):
+        return False
+    rest = [w for w in said[1:] if w not in speakers and not _addresses_speaker(w, speakers)]
+    return any(any(ch.isdigit() for ch in w) or w.lower() in MONTHS or w.lower() in WEEKDAYS
+               or is_name(w) for w in rest)
+
+
+def _addresses_speaker(word: str, speakers: list[str]) -> bool:
+    w = word.lower().removesuffix("'s")
+    return len(w) >= 3 and any(s.lower().startswith(w) for s in speakers)
+
+
+def judge(clause: str, speakers: list[str], earlier: list[str],
+          one_listener: bool = False) -> tuple[str | None, str]:
     """(subject, reason): the subject the statement will name, or None and why it cannot.
 
     `earlier`: third parties named before this clause in the same message, for "he" / "she".
     A third-person subject is replaced in the clause by the caller with the returned name.
+    `one_listener`: only one person is spoken to, so "you" is who they are.
     """
     first = first_word(clause)
     low = first.lower().replace("’", "'")
     if not first:
         return None, "no words"
     if low in LISTENER:
-        return None, "about the listener: not a fact the speaker states about themselves"
-    if low in IMPERATIVE or low in ("please", "let's"):
+        if not (one_listener and listener_fact(clause, speakers)):
+            return None, "about the listener: not a fact the speaker states about themselves"
+        subject = "listener"
+    elif low in IMPERATIVE or low in ("please", "let's"):
         return None, "an order or a suggestion"
-    if low in _FRAGMENT or _GERUND_LIST.match(clause):
+    elif low in _FRAGMENT or _GERUND_LIST.match(clause):
         return None, "a fragment with no subject"
-    if low in REFERENCE:
+    elif low in REFERENCE:
         return None, f"'{first}' refers to something the statement does not name"
-    if low in THIRD:
+    elif low in THIRD:
         if low in ("he", "she", "he's", "she's", "he'll", "she'll", "he'd", "she'd", "his",
                    "her", "they", "their") and earlier:
             subject = earlier[-1]
