@@ -32,6 +32,8 @@ def test_one_day_or_hour_said_two_ways_reads_the_same():
      "The pottery course starts in october.", "taken back"),
     ("Iris's graduation is on 12 July, in the main hall.", "The graduation is on 5 July.",
      "another day"),
+    ("Lyon is 9 to 11 June instead.", "Tariq is going to Lyon 2 to 4 June for the fair.",
+     "another day instead"),
 ])
 def test_a_change_spelt_out_conflicts(new, old, why):
     assert why in (conflict(new, old) or ""), (new, old)
@@ -56,6 +58,14 @@ def test_a_change_spelt_out_conflicts(new, old, why):
     ("The party is on 12 July.", "The garden party is on 5 July."),
     # a plan moved to the day already stored
     ("The piano recital got pushed to 2 May.", "Priya's piano recital is on 2 May."),
+    # "instead" of what goes on where something else was planned is no change of that plan
+    ("Tariq is meeting Ana at the Forum on Friday instead.",
+     "Tariq has a course at the Forum on Thursday evenings."),
+    ("Lyon is 9 to 11 June instead.", "Tariq went to Lyon on 2 June for the fair."),
+    ("Dinner is on 9 June instead.", "Tariq is going to Lyon on 2 June for the fair."),
+    # "not on Rafa's laptop" takes back the laptop, not Rafa
+    ("Lucia sees the fault on the cable itself, not on Rafa's laptop.",
+     "Lucia can see Rafa has been a member since 2019."),
 ])
 def test_what_is_not_spelt_out_as_a_change_does_not_conflict(new, old):
     assert explicit_change(new, old) is None, (new, old)

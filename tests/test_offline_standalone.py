@@ -175,3 +175,40 @@ def test_praise_advice_or_guesses_about_the_listener_stay_out(clause):
 def test_you_and_someone_keep_their_verb():
     assert resolve_pronouns("You and Bruno are both invited", "Rafa", "Lucia") == \
         "Lucia and Bruno are both invited"
+
+
+def test_a_short_ask_after_the_speakers_statement_is_cut_off_as_talk():
+    from nemori_ui.core.offline.resolve import split_ask
+    assert split_ask("We're driving to Cadiz on 3 May, want to come?") == \
+        ["We're driving to Cadiz on 3 May.", "want to come?"]
+    assert rule("want to come?").kind == "phatic"
+    # a supposition checked with a tag, or an ask after words about the listener, stays whole
+    assert split_ask("You're coming on Friday, right?") == ["You're coming on Friday, right?"]
+    assert split_ask("You're coming to Cadiz on 3 May, want a lift?") == \
+        ["You're coming to Cadiz on 3 May, want a lift?"]
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.knowledge import _clauses
+    said = [c for _, c in _clauses([Message(id="m1", speaker="Rafa",
+                                            text="We're driving to Cadiz on 3 May, want to come?")])]
+    assert said == ["We're driving to Cadiz on 3 May.", "Want to come?"]
+
+
+def test_there_is_the_one_place_the_message_named_before():
+    said = "Speaking of Sevilla, "
+    assert standalone.name_there("I'm flying there on 2 May", said, SPEAKERS) == \
+        "I'm flying to Sevilla on 2 May"
+    assert standalone.name_there("We lived there for years", "My aunt retired to Faro. ",
+                                 SPEAKERS) == "We lived in Faro for years"
+    # two places, or none: "there" stays and the clause is left out as before
+    assert standalone.name_there("I went there twice", "From Lisbon to Porto. ", SPEAKERS) == \
+        "I went there twice"
+    assert standalone.name_there("There is a market", "In Porto. ", SPEAKERS) == \
+        "There is a market"
+
+
+def test_how_the_speaker_knows_is_dropped_and_seeing_you_is_not_a_goodbye():
+    assert strip_openers("I can see you've been with us since 2019", SPEAKERS) == \
+        "You've been with us since 2019"
+    assert strip_openers("I see what you mean", SPEAKERS) == "I see what you mean"
+    assert rule("I can see you've been with us since 2019") is None
+    assert rule("See you at the party!").kind == "phatic"

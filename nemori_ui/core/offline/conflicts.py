@@ -154,7 +154,8 @@ def explicit_change(new: str, old: str) -> str | None:
 
 
 def _explicit(a: Parts, b: Parts) -> str | None:
-    return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b)
+    return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b) \
+        or _instead(a, b)
 
 
 def _shared(a: Parts, b: Parts) -> set[str]:
@@ -174,8 +175,11 @@ def _shared(a: Parts, b: Parts) -> set[str]:
 
 def _corrected(a: Parts, b: Parts) -> str | None:
     """The new statement takes back a value the old one gives, about the same thing."""
-    for found in _TAKEN_BACK.finditer(body(a.text)):
+    said = body(a.text)
+    for found in _TAKEN_BACK.finditer(said):
         value = found.group(1)
+        if said[found.end():found.end() + 2] in ("'s", "’s"):
+            continue     # "not on Dev's router" takes back the router, not Dev
         when, hour = dates(value), clocks(value)
         held = (when and when <= dates(b.text)) or (hour and hour <= clocks(b.text)) or \
             (not when and not hour and re.search(rf"\b{re.escape(value)}\b", body(b.text),
@@ -278,3 +282,18 @@ def _redated(a: Parts, b: Parts) -> str | None:
     if len(owners) > 1 or not new_days or not old_days or new_days & old_days:
         return None
     return f"the {new_event.group(2)} is on another day"
+
+
+_INSTEAD = re.compile(r"\binstead\b(?! of)", re.I)
+
+
+def _instead(a: Parts, b: Parts) -> str | None:
+    """A plan given another day "instead": the place or thing the old plan named, on days
+    it did not give ("Madrid is April 22 to 24 instead" against a trip to Madrid April 15)."""
+    if b.kind != "plan" or not _INSTEAD.search(body(a.text)):
+        return None
+    new_days, old_days = dates(a.text), dates(b.text)
+    named = (a.names | {a.who}) & b.names
+    if not named or not new_days or not old_days or new_days & old_days:
+        return None
+    return f"{', '.join(sorted(named))} on another day instead"

@@ -14,7 +14,8 @@ from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
 from . import standalone
-from .resolve import normalise_chat, resolve_pronouns, split_clauses, strip_openers
+from .resolve import (normalise_chat, resolve_pronouns, split_ask, split_clauses,
+                      strip_openers)
 from .text import content_words, sentences, words
 
 
@@ -59,6 +60,7 @@ def _standalone(clause: str, m: Message, speakers: list[str]) -> tuple[str | Non
     text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
     # the clause may have been given a capital its place in the message did not have
     said = text[:max(0, text.lower().find(clause[:24].lower()))] if clause else ""
+    clause = standalone.name_there(clause, said, speakers)
     subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers),
                                     one_listener=len(speakers) == 2)
     if subject is None:
@@ -81,7 +83,7 @@ def _clauses(messages: list[Message]) -> list[tuple[int, str]]:
     pending: list[tuple[int, str]] = []
     for i, m in enumerate(messages):
         said = normalise_chat(without_captions(m.text[:READ_CHARS]))
-        for s in sentences(said):
+        for s in (part for whole in sentences(said) for part in split_ask(whole)):
             for part in split_clauses(s):
                 clause = strip_openers(part, names)
                 if clause:

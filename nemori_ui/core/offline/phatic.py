@@ -30,7 +30,8 @@ IDIOMS = re.compile(
     r"\b(can't wait|cannot wait|can't believe|can't deny|can't thank you enough|can't imagine|"
     r"couldn't agree more|couldn't be happier|never mind|no problem|no worries|not bad|"
     r"no wonder|not sure|never forget|no way|don't worry|never give up|never looked back|"
-    r"can't help but|nothing beats|talk (to you )?soon|see you|good luck|wish me luck|"
+    r"can't help but|nothing beats|talk (to you )?soon|see you(?![' ]?(?:ve|have|are|re|were|"
+    r"got|did|know|made|in the)\b)|good luck|wish me luck|"
     r"take care|well deserved|lucky you|sounds (like )?(a )?(good|great|solid|fun|amazing)|"
     r"you'll be (great|fine)|glad to hear|happy for you|proud of you|here for you|keep it up|"
     r"you got this|you've got this|means a lot|means the world)\b", re.I)

@@ -79,6 +79,22 @@ def normalise_chat(text: str) -> str:
     return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
 
 
+# a short ask after a statement of the speaker's own: "I'm off to Porto in May, want to come?"
+_ASK_TAIL = re.compile(r",\s*((?:want|wanna|fancy|care|any|anyone|interested|thoughts|ideas|"
+                       r"tips|recommendations|you in|keen)\b[^,]{0,30}\?)\s*$", re.I)
+_OWN_HEAD = re.compile(r"(?:^|,\s*)(?:I|I'm|I've|I'll|we|we're|we've|we'll|my|our)\b", re.I)
+
+
+def split_ask(sentence: str) -> list[str]:
+    """The speaker's statement and the ask after it, as two: the ask is talk, the statement
+    may be a fact. A supposition checked with a tag ("..., right?") stays one question."""
+    tail = _ASK_TAIL.search(sentence)
+    head = sentence[:tail.start()].strip() if tail else ""
+    if not tail or not _OWN_HEAD.search(head) or len(head.split()) < 4:
+        return [sentence]
+    return [head + ".", tail.group(1)]
+
+
 def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
     """Independent clauses of a sentence. A cut leaves at least `shortest` words after it, and
     a bare "and" needs as many before it: "My partner and I have been together" stays whole."""
@@ -106,6 +122,7 @@ def strip_openers(clause: str, names: list[str]) -> str:
         text = head.strip()
     text = re.sub(r"^(?:hey|hi|hello|dear)\s+\w+[!,.]?\s*", "", text, flags=re.I)
     text = _drop_lead(text)
+    text = _SEEN.sub("", text)
     return text[:1].upper() + text[1:] if text else text
 
 
@@ -116,6 +133,12 @@ _LEAD_LABEL = re.compile(r"^([^:\d]{1,40}):\s+(?=\S)")
 _LEAD_WORD = re.compile(r"^([A-Za-z]+),\s+(?=[a-z])")
 _WHEN_WORDS = frozenset("today tonight tomorrow yesterday now then later earlier recently "
                         "lately".split()) | frozenset(WEEKDAYS) | MONTHS
+
+
+# the speaker telling how they know what follows: "I can see you've been with us since 2019"
+# says "you've been with us since 2019" (a guess, "I think ...", keeps its frame)
+_SEEN = re.compile(r"^(?:I|we) (?:can |could )?(?:see|notice|noticed|note|understand) (?:that )?"
+                   r"(?=(?:you|he|she|they|[A-Z][a-z]+)\b(?:'ve|'re|'s|'ll| \w+))")
 
 
 def _drop_lead(text: str) -> str:

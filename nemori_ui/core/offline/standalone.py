@@ -204,6 +204,27 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
     return subject, ""
 
 
+# a place the message named before: "Speaking of Madrid", "we landed in Porto"
+_PLACE = re.compile(r"\b(?i:in|to|from|near|around|visit|visiting|of)\s+((?:[A-Z][a-z]+)"
+                    r"(?:\s[A-Z][a-z]+){0,2})")
+_THERE = re.compile(r"\b(?:(go|going|goes|went|gone|move|moving|moved|fly|flying|flew|drive|"
+                    r"driving|drove|head|heading|headed|get|getting|got|come|coming|came|back)\s+)?"
+                    r"there\b(?!['’]s)(?! (?:is|are|was|were)\b)")
+
+
+def name_there(clause: str, said: str, speakers: list[str]) -> str:
+    """Put the one place named earlier in the message where "there" stands ("Speaking of
+    Madrid, I'm going there in April" → "going to Madrid"); with none or several, as said."""
+    places = {m.group(1) for m in _PLACE.finditer(said)
+              if is_name(m.group(1).split()[0]) and m.group(1) not in speakers
+              and m.group(1).split()[0].lower() not in WEEKDAYS}
+    if len(places) != 1 or not _THERE.search(clause):
+        return clause
+    place = places.pop()
+    return _THERE.sub(lambda m: f"{m.group(1)} to {place}" if m.group(1) else f"in {place}",
+                      clause, count=1)
+
+
 def name_third_person(clause: str, name: str) -> str:
     """Put the name a leading "he" / "she" / "his" / "her" stands for in its place."""
     first = first_word(clause)
