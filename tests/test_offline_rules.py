@@ -310,3 +310,13 @@ def test_a_missed_detail_of_a_predicted_fact_is_merged_into_that_fact():
     action, targets, reason = consolidation_rule(detail, candidates, limits, elaborates=known)
     assert (action, targets) == ("merge", [2]) and "sm2" in reason
     assert consolidation_rule(detail, candidates, limits)[0] == "new"
+
+
+def test_a_reply_names_who_the_question_before_it_asked_about():
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.knowledge import read_episodes
+    messages = [Message(id="m1", speaker="Ana", text="Tariq said he'd run the stall."),
+                Message(id="m2", speaker="Ben", text="Great. Is he still at the bakery?"),
+                Message(id="m3", speaker="Ana", text="Yes. He's a baker at the Forum market.")]
+    clauses = read_episodes([messages], PhaticClassifier(load_minilm()))[0]
+    assert "Tariq is a baker at the Forum market." in [c.text for c in clauses]

@@ -212,3 +212,24 @@ def test_how_the_speaker_knows_is_dropped_and_seeing_you_is_not_a_goodbye():
     assert strip_openers("I see what you mean", SPEAKERS) == "I see what you mean"
     assert rule("I can see you've been with us since 2019") is None
     assert rule("See you at the party!").kind == "phatic"
+
+
+def test_a_he_or_she_opening_a_reply_is_the_one_person_the_question_named():
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.knowledge import _standalone
+    asked = (Message(id="m1", speaker="Lucia", text="Tariq said he'd take the stall."),
+             Message(id="m2", speaker="Rafa", text="Nice. Is he still at the bakery?"))
+    reply = Message(id="m3", speaker="Lucia", text="Yes. He's a baker there, works nights.")
+    placed, _ = _standalone("He's a baker, works nights.", reply, SPEAKERS, asked)
+    assert placed == "Tariq is a baker, works nights."
+    assert standalone.person_before(["How's Yusuf taking it?"], SPEAKERS) == "Yusuf"
+
+
+@pytest.mark.parametrize("before", [
+    ["Tariq said he'd take the stall."],                      # no question asked
+    ["Is Pipo going to your mum's while you're away?"],        # "your mum" is in the running
+    ["Did you walk your dog Pipo today?"],                     # a pet
+    ["Did Tariq and Ana sign up?"],                            # two people
+])
+def test_a_he_or_she_with_more_than_one_candidate_or_none_asked_stays_unnamed(before):
+    assert standalone.person_before(before, SPEAKERS) is None

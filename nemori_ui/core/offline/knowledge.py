@@ -55,13 +55,20 @@ def _statement(clause: str, m: Message, addressee: str | None) -> str:
     return fact[:1].upper() + fact[1:]
 
 
-def _standalone(clause: str, m: Message, speakers: list[str]) -> tuple[str | None, str]:
-    """The clause with a leading "he" / "she" named, or None and why it cannot stand alone."""
+def _standalone(clause: str, m: Message, speakers: list[str],
+                before: tuple[Message, ...] = ()) -> tuple[str | None, str]:
+    """The clause with a leading "he" / "she" named, or None and why it cannot stand alone.
+    `before`: the episode's messages before this one, latest last, for a "he" / "she" that
+    opens a message whose own words name no one."""
     text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
     # the clause may have been given a capital its place in the message did not have
     said = text[:max(0, text.lower().find(clause[:24].lower()))] if clause else ""
     clause = standalone.name_there(clause, said, speakers)
-    subject, why = standalone.judge(clause, speakers, standalone.referents(said, speakers),
+    earlier = standalone.referents(said, speakers)
+    if not earlier and standalone.first_word(clause).lower() in standalone.HE_SHE:
+        earlier = [p for p in [standalone.person_before([b.text for b in before[-2:]],
+                                                        speakers)] if p]
+    subject, why = standalone.judge(clause, speakers, earlier,
                                     one_listener=len(speakers) == 2)
     if subject is None:
         return None, why
@@ -117,7 +124,7 @@ def read_episodes(episodes: list[list[Message]],
         e, i, clause = pending[j]
         messages = episodes[e]
         speakers = list(dict.fromkeys(m.speaker for m in messages))
-        placed, why = _standalone(clause, messages[i], speakers)
+        placed, why = _standalone(clause, messages[i], speakers, tuple(messages[:i]))
         if placed is None:
             decisions[j] = LineDecision(VAGUE_KIND, why, d.score)
         else:

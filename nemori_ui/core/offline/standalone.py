@@ -108,6 +108,33 @@ def referents(text: str, speakers: list[str]) -> list[str]:
     return found
 
 
+_PETS = re.compile(r"\b(?:dog|cat|puppy|kitten|pup|hamster|rabbit|horse|parrot)\s+([A-Z][a-z]+)")
+HE_SHE = frozenset("he she he's she's he'll she'll his her".split())
+
+
+# someone spoken of without a name, who a "he" or "she" could be as well: "your mum's"
+_UNNAMED = re.compile(r"\b(?:my|your|his|her|our|their|the)\s+(?:mum|mom|mother|dad|father|"
+                      r"sister|brother|wife|husband|partner|boyfriend|girlfriend|boss|son|"
+                      r"daughter|aunt|uncle|gran|grandma|grandpa|friend|bride|groom|teacher|"
+                      r"doctor|manager|neighbour|neighbor)(?:['’]s)?\b(?!\s+[A-Z])", re.I)
+
+
+def person_before(texts: list[str], speakers: list[str]) -> str | None:
+    """Who a "he" / "she" that opens a reply stands for: the one person the question just
+    asked ("How's Yusuf taking it?", "Is he still on the contract?" after "Marco said ...")
+    named, when no pet ("my dog Biscuit") and no one unnamed ("your mum") is in the running."""
+    if not texts or not texts[-1].rstrip().endswith("?"):
+        return None
+    for text in reversed(texts):
+        if _UNNAMED.search(text):
+            return None
+        named = referents(text, speakers)
+        if named:
+            pets = {m.group(1) for m in _PETS.finditer(text)}
+            return named[0] if len(named) == 1 and named[0] not in pets else None
+    return None
+
+
 def _speaks_of_self(said: list[str]) -> bool:
     """The speaker is in the clause, not only as the one a remark is addressed to ("sounds
     good to me", "means a lot to us" react; "Harlow & Price have me on the project" tells)."""
