@@ -5,7 +5,8 @@ import pytest
 
 from nemori_ui.core.config import OfflineThresholds
 from nemori_ui.core.models import SemanticMemory
-from nemori_ui.core.offline.conflicts import conflict, explicit_change
+from nemori_ui.core.offline.conflicts import conflict
+from nemori_ui.core.offline.spelt_out import explicit_change
 from nemori_ui.core.offline.knowledge import consolidation_rule
 from nemori_ui.core.offline.when import clocks, dates
 

@@ -9,7 +9,8 @@ import numpy as np
 from ..config import OfflineThresholds
 from ..models import Message, SemanticMemory
 from .dates import replace_relative
-from .conflicts import explicit_change, conflict, same_party, same_subject
+from .conflicts import conflict, same_party, same_subject
+from .spelt_out import explicit_change
 from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from ..config import OfflineThresholds
 from ..models import SemanticMemory
-from ..offline.conflicts import conflict, explicit_change
+from ..offline.conflicts import conflict
+from ..offline.spelt_out import explicit_change
 
 
 def why_ask(insight: str, candidates: list[tuple[SemanticMemory, float]], gate: float,

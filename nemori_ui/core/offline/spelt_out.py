@@ -1,0 +1,143 @@
+"""Changes a new statement spells out itself, which need no shared attribute to be seen.
+
+- a value taken back ("Launch is April 5, not March 15" against the launch on March 15);
+- a plan moved to another day sharing two of its words or its time window ("the flood
+  barrier deadline got pushed to 15 March");
+- the same arrangement at another clock time from some day on ("Standup is at ten from next
+  Monday on" against "Daily standup is at 9:30");
+- the one event named the same way on another day ("Marta's wedding is on 21 September"
+  against "The wedding is on 14 June"): an event of one's own happens on one day;
+- a plan given other days "instead" ("Madrid is April 22 to 24 instead" against a trip to
+  Madrid on April 15).
+
+Their cue and values carry them, so the caller checks them against memories less close in
+meaning than other conflicts (`OfflineThresholds.explicit_change_sim`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .facts import stem
+from .parts import GENERIC, Parts, parts
+from .text import MONTHS, STOPWORDS, body, words
+from .when import clocks, dates
+
+# "not March 15", "instead of Jira", "rather than at 9:30": the value the speaker takes back
+_TAKEN_BACK = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on |at |in |with )?(?:the )?"
+                         r"(\d{1,2}(?:st|nd|rd|th)?(?: of)? [A-Z][a-z]+|[A-Z][a-z]+ \d{1,2}\b|"
+                         r"\d{1,2}(?::\d{2})?\s*(?:am|pm)?|[A-Z][\w-]+(?: [A-Z][\w-]+)*|"
+                         r"(?i:" + "|".join(sorted(MONTHS)) + r"))\b")
+# moved to another day: "got pushed to 15 March", "I've moved your visit to Saturday 16 March"
+_MOVED_TO = re.compile(r"\b(?:moved|pushed(?: back)?|postponed|rescheduled|brought forward|"
+                       r"delayed|shifted)\b(?:\s+[\w']+){0,4}?\s+(?:to|until|till)\b", re.I)
+# from when a new arrangement holds: "from next Monday on", "starting May", "as of today"
+_FROM_ON = re.compile(r"\bfrom\b[^,.;]{1,30}?\bon(?:wards)?\b|\b(?:starting|as of|from now on|"
+                      r"going forward|now|instead)\b", re.I)
+# an arrangement's head noun before its time: "Daily standup is at", "The rota starts at"
+_ARRANGED = re.compile(r"^(?:the |our |my |a |an )?(?:[A-Za-z]+ ){0,2}?([A-Za-z]+) (?:is|are|"
+                       r"starts|start|begins|begin|will be|moves to|moved to) (?:now )?(?:at|from)\b")
+
+
+def explicit_change(new: str, old: str) -> str | None:
+    """Why `new` means `old` no longer holds, by the rules that need the change spelt out."""
+    return explicit(parts(new), parts(old))
+
+
+def explicit(a: Parts, b: Parts) -> str | None:
+    return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b) \
+        or _instead(a, b)
+
+
+def _shared(a: Parts, b: Parts) -> set[str]:
+    """The words both statements say of what they are about, their subjects included, besides
+    names, numbers and dates: a word counts when one of them writes it in lower case, so
+    "Launch is ..." shares "launch" with "the launch deadline", and "Maya ..." shares nothing
+    with "Maya ..."."""
+    def said(p: Parts) -> tuple[set[str], set[str]]:
+        found = [w for w in words(body(p.text)) if w.lower() not in STOPWORDS and len(w) > 2
+                 and w.lower() not in MONTHS and not w[:1].isdigit()]
+        lower = {stem(w) for w in found if w[:1].islower()} - GENERIC
+        first = {stem(w) for w in found[:1] if w[:1].isupper()} - GENERIC
+        return lower, first
+    (low_a, first_a), (low_b, first_b) = said(a), said(b)
+    return (low_a & low_b) | (first_a & low_b) | (low_a & first_b)
+
+
+def _corrected(a: Parts, b: Parts) -> str | None:
+    """The new statement takes back a value the old one gives, about the same thing."""
+    said = body(a.text)
+    for found in _TAKEN_BACK.finditer(said):
+        value = found.group(1)
+        if said[found.end():found.end() + 2] in ("'s", "’s"):
+            continue     # "not on Dev's router" takes back the router, not Dev
+        when, hour = dates(value), clocks(value)
+        held = (when and when <= dates(b.text)) or (hour and hour <= clocks(b.text)) or \
+            (not when and not hour and re.search(rf"\b{re.escape(value)}\b", body(b.text),
+                                                 re.I if value.lower() in MONTHS else 0))
+        if held and _shared(a, b):
+            return f"'{value}' taken back ({', '.join(sorted(_shared(a, b)))})"
+    return None
+
+
+def _moved(a: Parts, b: Parts) -> str | None:
+    """The same plan moved to another day: both give a day, none in common, and they share
+    two words of what is planned or the same time window."""
+    new_days, old_days = dates(a.text), dates(b.text)
+    if b.kind == "event" or not new_days or not old_days or new_days & old_days \
+            or not _MOVED_TO.search(body(a.text)):
+        return None
+    shared, window = _shared(a, b), clocks(a.text) & clocks(b.text)
+    if len(shared) >= 2 or len(window) >= 2 or (shared and window):
+        what = ", ".join(sorted(shared)) or "the " + "-".join(sorted(window)) + " window"
+        return f"{what} moved to another day"
+    return None
+
+
+def _retimed(a: Parts, b: Parts) -> str | None:
+    """The same arrangement at another clock time from some day on."""
+    new_head, old_head = _ARRANGED.match(body(a.text)), _ARRANGED.match(body(b.text))
+    if not new_head or not old_head or stem(new_head.group(1)) != stem(old_head.group(1)) \
+            or not _FROM_ON.search(body(a.text)[new_head.end():]):
+        return None
+    # the time the head is given, not others the statement goes on to name ("the 9:30 slot")
+    new_time = clocks(body(a.text)[new_head.start(1):].split(",")[0])
+    old_time = clocks(body(b.text)[old_head.start(1):].split(",")[0])
+    if new_time and old_time and not new_time & old_time:
+        return f"{new_head.group(1).lower()} now at {', '.join(sorted(new_time))}, " \
+               f"not {', '.join(sorted(old_time))}"
+    return None
+
+
+# the one event whose day is given: "The wedding is on", "Marta's wedding is now on"
+_EVENT_ON = re.compile(r"^(?:[Tt]he |([A-Z][a-z]+)(?:'s|’s) )((?:[a-z]+ ){0,2}?[a-z]+) "
+                       r"(?:is|will be) (?:now |still )?(?:on|set for|planned for)\b")
+
+
+def _redated(a: Parts, b: Parts) -> str | None:
+    """The same event (same words, the same owner or one left unsaid) on another day."""
+    new_event, old_event = _EVENT_ON.match(body(a.text)), _EVENT_ON.match(body(b.text))
+    if not new_event or not old_event or a.negated or b.negated \
+            or new_event.group(2) != old_event.group(2):
+        return None
+    owners = {o for o in (new_event.group(1), old_event.group(1)) if o}
+    new_days = dates(body(a.text)[new_event.end():].split(",")[0])
+    old_days = dates(body(b.text)[old_event.end():].split(",")[0])
+    if len(owners) > 1 or not new_days or not old_days or new_days & old_days:
+        return None
+    return f"the {new_event.group(2)} is on another day"
+
+
+_INSTEAD = re.compile(r"\binstead\b(?! of)", re.I)
+
+
+def _instead(a: Parts, b: Parts) -> str | None:
+    """A plan given another day "instead": the place or thing the old plan named, on days
+    it did not give ("Madrid is April 22 to 24 instead" against a trip to Madrid April 15)."""
+    if b.kind != "plan" or not _INSTEAD.search(body(a.text)):
+        return None
+    new_days, old_days = dates(a.text), dates(b.text)
+    named = (a.names | {a.who}) & b.names
+    if not named or not new_days or not old_days or new_days & old_days:
+        return None
+    return f"{', '.join(sorted(named))} on another day instead"
