@@ -35,6 +35,8 @@ def test_one_day_or_hour_said_two_ways_reads_the_same():
      "another day"),
     ("Lyon is 9 to 11 June instead.", "Tariq is going to Lyon 2 to 4 June for the fair.",
      "another day instead"),
+    ("The board picked Postgres for the billing ledger.",
+     "Nadia and others decided on MongoDB for the billing ledger.", "chosen for"),
 ])
 def test_a_change_spelt_out_conflicts(new, old, why):
     assert why in (conflict(new, old) or ""), (new, old)
@@ -64,6 +66,11 @@ def test_a_change_spelt_out_conflicts(new, old, why):
      "Tariq has a course at the Forum on Thursday evenings."),
     ("Lyon is 9 to 11 June instead.", "Tariq went to Lyon on 2 June for the fair."),
     ("Dinner is on 9 June instead.", "Tariq is going to Lyon on 2 June for the fair."),
+    # a choice for something else, or the same choice again
+    ("The board picked Postgres for the search index.",
+     "Nadia and others decided on MongoDB for the billing ledger."),
+    ("The board picked MongoDB for the billing ledger.",
+     "Nadia and others decided on MongoDB for the billing ledger."),
     # "not on Rafa's laptop" takes back the laptop, not Rafa
     ("Lucia sees the fault on the cable itself, not on Rafa's laptop.",
      "Lucia can see Rafa has been a member since 2019."),

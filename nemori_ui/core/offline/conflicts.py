@@ -23,7 +23,7 @@ import re
 
 from .facts import change_cue, proper_names, stem
 from .parts import GENERIC, Parts, parts, who
-from .spelt_out import explicit
+from .spelt_out import explicit, rechosen
 from .text import MONTHS, body, quantities, words
 
 # attributes a person holds one value of at a time
@@ -38,8 +38,10 @@ _RESCHEDULE = re.compile(r"\b(moved|pushed|postponed|rescheduled|brought forward
 def conflict(new: str, old: str) -> str | None:
     """Why `new` means `old` no longer holds, or None when both can stand."""
     a, b = parts(new), parts(old)
-    if b.kind == "event" or not a.who:
+    if not a.who:
         return None
+    if b.kind == "event":
+        return rechosen(a, b)     # past events accumulate; a choice made holds until remade
     if a.who == b.who:
         why = _state_conflict(a, b, change_cue(new) or "")
         if why:

@@ -8,7 +8,9 @@
 - the one event named the same way on another day ("Marta's wedding is on 21 September"
   against "The wedding is on 14 June"): an event of one's own happens on one day;
 - a plan given other days "instead" ("Madrid is April 22 to 24 instead" against a trip to
-  Madrid on April 15).
+  Madrid on April 15);
+- another choice for the same purpose ("picked RabbitMQ for the payment events" against
+  "agreed to go with Kafka for the payment events"): a decision taken again replaces the old.
 
 Their cue and values carry them, so the caller checks them against memories less close in
 meaning than other conflicts (`OfflineThresholds.explicit_change_sim`).
@@ -46,7 +48,7 @@ def explicit_change(new: str, old: str) -> str | None:
 
 def explicit(a: Parts, b: Parts) -> str | None:
     return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b) \
-        or _instead(a, b)
+        or _instead(a, b) or rechosen(a, b)
 
 
 def _shared(a: Parts, b: Parts) -> set[str]:
@@ -141,3 +143,21 @@ def _instead(a: Parts, b: Parts) -> str | None:
     if not named or not new_days or not old_days or new_days & old_days:
         return None
     return f"{', '.join(sorted(named))} on another day instead"
+
+
+# a choice and what it is for: "picked RabbitMQ for the payment events", "went with Kafka for"
+_CHOSE = re.compile(r"\b(?:picked|chose|chosen|choose|went with|go with|going with|decided on|"
+                    r"settled on|opted for|switched to|switching to|agreed on)\s+(?:the\s+)?"
+                    r"([A-Z][\w.+-]*(?:\s[A-Z][\w.+-]*)?)\s+(?:for|as)\s+([^,.;]+)")
+
+
+def rechosen(a: Parts, b: Parts) -> str | None:
+    """Another named choice for what the old one was chosen for (two of its words)."""
+    new, old = _CHOSE.search(body(a.text)), _CHOSE.search(body(b.text))
+    if not new or not old or new.group(1).lower() == old.group(1).lower():
+        return None
+    purpose = {stem(w) for w in words(new.group(2)) if w.lower() not in STOPWORDS} & \
+        {stem(w) for w in words(old.group(2)) if w.lower() not in STOPWORDS}
+    if len(purpose) < 2:
+        return None
+    return f"{new.group(1)} chosen for {' '.join(sorted(purpose))}, not {old.group(1)}"
