@@ -151,6 +151,13 @@ def test_the_classifier_tells_talk_from_facts(classifier):
         assert d.reason.startswith("classifier") and isinstance(d.score, float)
 
 
+def test_a_complaint_only_a_little_nearer_talk_is_talk_at_the_default_margin():
+    # scored +0.04 by the classifier: above the default margin, as a lament should be
+    from nemori_ui.core.config import OfflineThresholds
+    default = PhaticClassifier(load_minilm(), OfflineThresholds().phatic_margin)
+    assert default.decide(["Deadlines are killing me."])[0].kind == PHATIC_KIND
+
+
 @pytest.mark.parametrize("new,old", [
     ("Maya doesn't drink coffee anymore.", "Maya drinks three cups of strong coffee every morning."),
     ("Nora moved to York in March.", "Nora lives in Leeds, in a flat near the canal."),

@@ -49,7 +49,7 @@ class OfflineThresholds(BaseModel):
     time_gap_minutes: float = 60.0    # partition / integrate: a gap this long always separates
     integrate_min_sim: float = 0.65   # integrate: continuation needs this similarity ...
     integrate_max_gap_minutes: float = 60.0  # ... at most this gap, and another window
-    phatic_margin: float = 0.05       # distill: phatic score above this makes a clause talk
+    phatic_margin: float = 0.03       # distill: phatic score above this makes a clause talk
     covered_sim: float = 0.72         # distill: a raw statement is predicted if a prediction is this close
     covered_share: float = 0.60       # ... and holds this share of the statement's key words,
     covered_whole_sim: float = 0.60   # ... or if one line is this close and the whole prediction
