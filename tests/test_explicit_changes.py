@@ -93,3 +93,31 @@ def test_a_spelt_out_change_needs_less_likeness_than_one_read_from_attributes():
     assert consolidation_rule("Nora moved to York in March.", read, limits)[0] == "new"
     assert consolidation_rule("Nora moved to York in March.",
                               [(read[0][0], limits.conflict_sim)], limits)[0] == "conflict"
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Priya gave up Spanish.", "Priya is learning Spanish."),
+    ("Hana pulled out of the Berlin marathon.", "Hana is training for the Berlin marathon."),
+    ("Fay stopped going to the gym.", "Fay goes to the gym every morning."),
+    ("Kim and Alex broke up.", "Kim is dating Alex."),
+    ("Ana switched to day shifts.", "Ana works night shifts at the hospital."),
+    ("Mia cycles to work now.", "Mia takes the bus to work."),
+    ("Dan runs on Thursdays now.", "Dan runs on Tuesdays."),
+    ("Carl has three dogs now.", "Carl has two dogs."),
+])
+def test_a_routine_ended_or_changed_conflicts(new, old):
+    assert conflict(new, old), (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Nina left the party early.", "Nina goes to the party every Friday."),   # left, unnamed
+    ("Fay stopped by the gym.", "Fay goes to the gym every morning."),         # a visit
+    ("Priya gave up Spanish.", "Priya learnt Spanish at school."),             # nothing ongoing
+    ("Mia cycles to work now.", "Mia takes the bus to the gym."),              # another place
+    ("Mia cycles to work.", "Mia takes the bus to work."),                     # no change said
+    ("Dan swims on Thursdays now.", "Dan runs on Tuesdays."),                  # another habit
+    ("Ana switched to the night bus.", "Ana works night shifts at the hospital."),
+    ("Ana went to an open-air concert.", "Ana went to a jazz concert."),       # went to, no switch
+])
+def test_what_only_looks_like_a_routine_change_does_not_conflict(new, old):
+    assert not conflict(new, old), (new, old)

@@ -23,14 +23,15 @@ import re
 
 from .facts import change_cue, proper_names, stem
 from .parts import GENERIC, Parts, parts, who
+from .routines import routine_change
 from .spelt_out import explicit, rechosen
 from .text import MONTHS, body, quantities, words
 
 # attributes a person holds one value of at a time
 SINGLE = frozenset({"residence", "relationship", "work"})
 # a change that ends what the old statement held, rather than giving it another value
-_CEASE = frozenset("sold quit stopped gave up no longer anymore any more cancelled canceled "
-                   "broke up divorced retired".split(" "))
+_CEASE = frozenset(["sold", "quit", "stopped", "gave up", "no longer", "anymore", "any more",
+                    "cancelled", "canceled", "broke up", "divorced", "retired"])
 _RESCHEDULE = re.compile(r"\b(moved|pushed|postponed|rescheduled|brought forward|delayed|"
                          r"instead|not|no longer|now)\b", re.I)
 
@@ -43,7 +44,7 @@ def conflict(new: str, old: str) -> str | None:
     if b.kind == "event":
         return rechosen(a, b)     # past events accumulate; a choice made holds until remade
     if a.who == b.who:
-        why = _state_conflict(a, b, change_cue(new) or "")
+        why = _state_conflict(a, b, change_cue(new) or "") or routine_change(a, b)
         if why:
             return f"{a.who}: {why}"
     why = explicit(a, b)
@@ -81,7 +82,7 @@ def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
     counts_a, counts_b = quantities(a.text), quantities(b.text)
     clash = sorted(k for k in counts_a.keys() & counts_b.keys() if counts_a[k] != counts_b[k]
                    and k != "year" and k not in MONTHS and k[:1].isalpha())
-    if clash and a.kind == b.kind == "state":
+    if clash and a.kind in ("state", "change") and b.kind == "state":
         # "has three cats" against "has two cats": a count held now
         return "; ".join(f"{counts_a[k]} {k}, not {counts_b[k]}" for k in clash)
     if single and a.kind in ("state", "change") and b.kind == "state" and a.names and b.names \

@@ -37,7 +37,8 @@ thought knew left met ran began gave kept lost paid put read sent sat slept spen
 wrote brought built caught chose drove drank fell flew forgot grew heard held hurt lent let meant
 rode rang rose sang sold shot shut spoke stole swam threw understood woke wore became began bit
 blew broke dug drew fed fought forgave froze hid hung knelt laid led lit quit set shook sank slid
-spun split spread struck swore swept swung tore upset wept""".split())
+spun split spread struck swore swept swung tore upset wept learnt spelt dreamt burnt leapt smelt
+spilt spoilt""".split())
 _IRREGULAR_3RD = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "are": "is",
                   "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't"}
 _CONTRACTIONS = [

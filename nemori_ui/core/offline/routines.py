@@ -1,0 +1,105 @@
+"""Changes of what one person does or takes part in, said the way people say them.
+
+Each rule compares two statements about the same person (the caller checks the who):
+
+- **ended**: "gave up Spanish", "pulled out of the Berlin marathon", "broke up" against what the
+  old statement held as ongoing ("is learning Spanish", "is training for the Berlin marathon")
+  or as a habit ("goes to the gym every morning"), sharing a name or a word of it; something
+  merely owned ("rides his new bike") is not ended by "sold his old bike";
+- **switched**: "switched to day shifts" against "works night shifts": the same thing with
+  another word before it;
+- **commute**: "cycles to work now" against "takes the bus to work": another way of getting to
+  the same place, said as a change;
+- **weekday**: "runs on Thursdays now" against "runs on Tuesdays": the same habit on another
+  day of the week, said as a change.
+
+Precision first: each needs the change said ("now", "switched", "gave up" ...), not inferred.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .facts import stem
+from .parts import GENERIC, Parts
+from .text import STOPWORDS, WEEKDAYS, body, words
+
+_ENDED = re.compile(r"\b(quit|quitting|stopped|gave up|given up|giving up|no longer|pulled out of|"
+                    r"dropped out of|dropped|broke up|split up|left|cancel(?:l)?ed|retired from|"
+                    r"resigned from|moved out of)\b(?! by\b)", re.I)
+# what holds for a while: "is learning", "is training for", or a habit
+_ONGOING = re.compile(r"\b(?:is|are|has been|have been) [a-z]+ing\b|\b(?:every|each|usually|"
+                      r"always|daily|weekly|regularly|most days|on [A-Z][a-z]+days)\b")
+_SAID_NOW = re.compile(r"\b(?:now|these days|instead|switched|started|starting|from now on|"
+                       r"no longer)\b", re.I)
+_SWITCHED = re.compile(r"\b(?:switched|changed|swapped) (?:over )?to (?:the |a |an )?"
+                       r"([a-z]+) ([a-z]+)", re.I)
+_PLACES = r"(?:to|into) (?:work|the office|school|uni|college|campus|the studio)"
+_MODES = {"bus": "bus", "buses": "bus", "train": "train", "trains": "train", "tram": "tram",
+          "tube": "tube", "metro": "metro", "ferry": "ferry", "drive": "car", "drives": "car",
+          "driving": "car", "car": "car", "cycle": "bike", "cycles": "bike", "cycling": "bike",
+          "bike": "bike", "bikes": "bike", "walk": "foot", "walks": "foot", "walking": "foot",
+          "scooter": "scooter", "run": "foot", "runs": "foot", "taxi": "taxi", "carpool": "car"}
+_ON_DAYS = re.compile(r"\bon (" + "|".join(d.capitalize() for d in WEEKDAYS) + r")s\b")
+
+
+def _words(text: str) -> set[str]:
+    return {stem(w) for w in words(text) if w.lower() not in STOPWORDS and len(w) > 2} - GENERIC
+
+
+def ended(a: Parts, b: Parts) -> str | None:
+    cue = _ENDED.search(body(a.text))
+    if not cue or b.negated or b.kind == "change" or not _ONGOING.search(body(b.text)):
+        return None
+    after = body(a.text)[cue.end():]
+    shared = a.names & b.names
+    if not shared and cue.group(1).lower() not in ("left", "dropped"):
+        # "left" and "dropped" end a named thing only ("left The Foxes", not "left the party")
+        shared = _words(after) & _words(body(b.text)) - {stem(cue.group(1))}
+    if not shared:
+        return None
+    return f"{', '.join(sorted(shared))} ended ('{cue.group(1).lower()}')"
+
+
+def switched(a: Parts, b: Parts) -> str | None:
+    found = _SWITCHED.search(body(a.text))
+    if not found:
+        return None
+    new_word, head = found.group(1).lower(), found.group(2).lower()
+    if new_word in STOPWORDS or head in STOPWORDS:
+        return None
+    for old in re.finditer(r"\b([a-z]+) " + re.escape(head) + r"\b", body(b.text), re.I):
+        old_word = old.group(1).lower()
+        if old_word != new_word and old_word not in STOPWORDS:
+            return f"{head}: {old_word} → {new_word}"
+    return None
+
+
+def _mode(text: str) -> str | None:
+    if not re.search(_PLACES, text, re.I):
+        return None
+    found = {_MODES[w.lower()] for w in words(text) if w.lower() in _MODES}
+    return found.pop() if len(found) == 1 else None
+
+
+def commute(a: Parts, b: Parts) -> str | None:
+    new, old = _mode(body(a.text)), _mode(body(b.text))
+    if new and old and new != old and _SAID_NOW.search(body(a.text)):
+        return f"gets there by {new} now, not {old}"
+    return None
+
+
+def weekday(a: Parts, b: Parts) -> str | None:
+    new, old = _ON_DAYS.search(body(a.text)), _ON_DAYS.search(body(b.text))
+    if not new or not old or new.group(1) == old.group(1) or not _SAID_NOW.search(body(a.text)):
+        return None
+    verb = {stem(w) for w in words(body(a.text)[:new.start()])} & \
+        {stem(w) for w in words(body(b.text)[:old.start()])}
+    if not verb - {stem(w) for w in words(a.who)} - set(STOPWORDS):
+        return None
+    return f"on {new.group(1)}s now, not {old.group(1)}s"
+
+
+def routine_change(a: Parts, b: Parts) -> str | None:
+    """Why `a` ends or changes what `b` said one person does, or None."""
+    return ended(a, b) or switched(a, b) or commute(a, b) or weekday(a, b)
