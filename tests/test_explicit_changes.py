@@ -104,6 +104,11 @@ def test_a_spelt_out_change_needs_less_likeness_than_one_read_from_attributes():
     ("Mia cycles to work now.", "Mia takes the bus to work."),
     ("Dan runs on Thursdays now.", "Dan runs on Tuesdays."),
     ("Carl has three dogs now.", "Carl has two dogs."),
+    ("Raj started a new job at Meta.", "Raj works at Google."),
+    ("Ivy got a new job as a nurse at St Mary's.", "Ivy works as a teacher at Hill School."),
+    ("Eli is single again.", "Eli is married to Rosa."),
+    ("The team meeting moved to Wednesdays.", "The team meets on Mondays at 9."),
+    ("Sara's wedding got moved to 2 August.", "Sara's wedding is on 14 June."),
 ])
 def test_a_routine_ended_or_changed_conflicts(new, old):
     assert conflict(new, old), (new, old)
@@ -118,6 +123,25 @@ def test_a_routine_ended_or_changed_conflicts(new, old):
     ("Dan swims on Thursdays now.", "Dan runs on Tuesdays."),                  # another habit
     ("Ana switched to the night bus.", "Ana works night shifts at the hospital."),
     ("Ana went to an open-air concert.", "Ana went to a jazz concert."),       # went to, no switch
+    ("Raj started a new job at Google.", "Raj works at Google."),              # the same employer
+    ("Raj joined a book club.", "Raj works at Google."),
+    ("Raj's sister started a new job at Meta.", "Raj works at Google."),       # someone else
+    ("Eli is single again.", "Eli's sister is married to Rosa."),
+    ("Sara's party got moved to 2 August.", "Sara's wedding is on 14 June."),  # another event
 ])
 def test_what_only_looks_like_a_routine_change_does_not_conflict(new, old):
     assert not conflict(new, old), (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Priya never gave up Spanish.", "Priya is learning Spanish."),
+    ("Sam won't quit coffee.", "Sam drinks coffee every morning."),
+    ("Jo won't stop, even when it rains.", "Jo runs every morning, even in winter."),
+])
+def test_an_ending_said_with_a_negation_ends_nothing(new, old):
+    assert not conflict(new, old), (new, old)
+
+
+def test_an_ending_shares_more_than_an_adverb_with_what_it_ends():
+    assert not conflict("Jo stopped, even when it was hard.",
+                        "Jo runs every morning, even in winter.")

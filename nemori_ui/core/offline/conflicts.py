@@ -23,7 +23,7 @@ import re
 
 from .facts import change_cue, proper_names, stem
 from .parts import GENERIC, Parts, parts, who
-from .routines import routine_change
+from .routines import NEGATED_BEFORE, routine_change
 from .spelt_out import explicit, rechosen
 from .text import MONTHS, body, quantities, words
 
@@ -61,7 +61,9 @@ def conflict(new: str, old: str) -> str | None:
 
 def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
     shared_attr = a.attributes & b.attributes
-    if a.kind == "change" and cue in _CEASE and b.kind != "change" and not b.negated \
+    said = body(a.text).lower()
+    ended = cue in _CEASE and not NEGATED_BEFORE.search(said[:max(0, said.find(cue))])
+    if a.kind == "change" and ended and b.kind != "change" and not b.negated \
             and (a.names & b.names or (shared_attr and a.keys & b.keys)):
         return f"{', '.join(sorted(a.names & b.names or a.keys & b.keys))} ended ('{cue}')"
     if a.kind == "change" and shared_attr and b.names and a.names - b.names \

@@ -65,14 +65,21 @@ def who(statement: str) -> str:
     return stem(first) if first[:1].isupper() else ""
 
 
+_PRESENT_BE = frozenset("is are am 's 're 'm".split())
+
+
 def kind(statement: str) -> str:
     said = body(statement)
     if change_cue(statement):
         return "change"
     if PLAN.search(said) or (_TIME.search(said) and _PROGRESSIVE.search(said)):
         return "plan"
-    past = any(w.lower() in PAST_FORMS or (w.lower().endswith("ed") and not
-                                          w.lower().endswith("eed")) for w in words(said)[1:4])
+    said_words = words(said)
+    # "is married", "are based": a participle after a present "be" says what holds now
+    past = any((w.lower() in PAST_FORMS or (w.lower().endswith("ed") and not
+                                            w.lower().endswith("eed")))
+               and said_words[i - 1].lower() not in _PRESENT_BE
+               for i, w in enumerate(said_words[1:4], start=1))
     return "event" if past else "state"
 
 

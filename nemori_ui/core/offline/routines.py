@@ -11,7 +11,10 @@ Each rule compares two statements about the same person (the caller checks the w
 - **commute**: "cycles to work now" against "takes the bus to work": another way of getting to
   the same place, said as a change;
 - **weekday**: "runs on Thursdays now" against "runs on Tuesdays": the same habit on another
-  day of the week, said as a change.
+  day of the week, said as a change;
+- **new job**: "started a new job at Meta" against "works at Google": a post taken at another
+  named employer;
+- **single again** against "is married to Rosa".
 
 Precision first: each needs the change said ("now", "switched", "gave up" ...), not inferred.
 """
@@ -22,6 +25,7 @@ import re
 
 from .facts import stem
 from .parts import GENERIC, Parts
+from .resolve import ADVERBS
 from .text import STOPWORDS, WEEKDAYS, body, words
 
 _ENDED = re.compile(r"\b(quit|quitting|stopped|gave up|given up|giving up|no longer|pulled out of|"
@@ -31,7 +35,17 @@ _ENDED = re.compile(r"\b(quit|quitting|stopped|gave up|given up|giving up|no lon
 _ONGOING = re.compile(r"\b(?:is|are|has been|have been) [a-z]+ing\b|\b(?:every|each|usually|"
                       r"always|daily|weekly|regularly|most days|on [A-Z][a-z]+days)\b")
 _SAID_NOW = re.compile(r"\b(?:now|these days|instead|switched|started|starting|from now on|"
-                       r"no longer)\b", re.I)
+                       r"no longer|moved to)\b", re.I)
+# a post taken somewhere new: "started a new job at Meta", "got a job as a nurse at St Mary's"
+_NEW_JOB = re.compile(r"\b(?:started|starts|starting|got|took|landed|accepted) (?:a |an |her |his "
+                      r"|their )?(?:new )?(?:job|position|post|role)\b[^.;]*?\b(?:at|with|for) "
+                      r"((?:[A-Z][\w'’&-]*\s?)+)|\b(?:joined|now works (?:at|for)|hired by) "
+                      r"((?:[A-Z][\w'’&-]*\s?)+)")
+_WORKS_AT = re.compile(r"\b(?:works?|working|is employed|has a job|teaches|is a [a-z]+) "
+                       r"(?:[a-z]+ ){0,4}?(?:at|for) ((?:[A-Z][\w'’&-]*\s?)+)")
+_PARTNERED = re.compile(r"\b(?:married to|is dating|engaged to|'s dating|boyfriend|girlfriend|"
+                        r"husband|wife)\b", re.I)
+_SINGLE = re.compile(r"\b(?:is|'s) single(?: again| now)?\b|\bsplit up\b|\bseparated\b", re.I)
 _SWITCHED = re.compile(r"\b(?:switched|changed|swapped) (?:over )?to (?:the |a |an )?"
                        r"([a-z]+) ([a-z]+)", re.I)
 _PLACES = r"(?:to|into) (?:work|the office|school|uni|college|campus|the studio)"
@@ -40,17 +54,23 @@ _MODES = {"bus": "bus", "buses": "bus", "train": "train", "trains": "train", "tr
           "driving": "car", "car": "car", "cycle": "bike", "cycles": "bike", "cycling": "bike",
           "bike": "bike", "bikes": "bike", "walk": "foot", "walks": "foot", "walking": "foot",
           "scooter": "scooter", "run": "foot", "runs": "foot", "taxi": "taxi", "carpool": "car"}
-_ON_DAYS = re.compile(r"\bon (" + "|".join(d.capitalize() for d in WEEKDAYS) + r")s\b")
+_ON_DAYS = re.compile(r"\b(?:on|to) (" + "|".join(d.capitalize() for d in WEEKDAYS) + r")s\b")
+
+
+NEGATED_BEFORE = re.compile(r"\b(?:not|never|won't|wont|didn't|don't|doesn't|can't|cannot|"
+                          r"wouldn't|refuses? to)\s+(?:\w+\s+)?$", re.I)
 
 
 def _words(text: str) -> set[str]:
-    return {stem(w) for w in words(text) if w.lower() not in STOPWORDS and len(w) > 2} - GENERIC
+    return {stem(w) for w in words(text) if w.lower() not in STOPWORDS and len(w) > 2
+            and w.lower() not in ADVERBS} - GENERIC
 
 
 def ended(a: Parts, b: Parts) -> str | None:
     cue = _ENDED.search(body(a.text))
-    if not cue or b.negated or b.kind == "change" or not _ONGOING.search(body(b.text)):
-        return None
+    if not cue or a.negated or b.negated or b.kind == "change" \
+            or not _ONGOING.search(body(b.text)) or NEGATED_BEFORE.search(body(a.text)[:cue.start()]):
+        return None     # "won't quit", "never gave up" end nothing
     after = body(a.text)[cue.end():]
     shared = a.names & b.names
     if not shared and cue.group(1).lower() not in ("left", "dropped"):
@@ -93,13 +113,32 @@ def weekday(a: Parts, b: Parts) -> str | None:
     new, old = _ON_DAYS.search(body(a.text)), _ON_DAYS.search(body(b.text))
     if not new or not old or new.group(1) == old.group(1) or not _SAID_NOW.search(body(a.text)):
         return None
-    verb = {stem(w) for w in words(body(a.text)[:new.start()])} & \
-        {stem(w) for w in words(body(b.text)[:old.start()])}
-    if not verb - {stem(w) for w in words(a.who)} - set(STOPWORDS):
+    # the same habit: a word before the day, other than a name, said in both
+    habit = {stem(w) for w in words(body(a.text)[:new.start()]) if w[:1].islower()} & \
+        {stem(w) for w in words(body(b.text)[:old.start()]) if w[:1].islower()}
+    if not habit - set(STOPWORDS):
         return None
     return f"on {new.group(1)}s now, not {old.group(1)}s"
 
 
+def new_job(a: Parts, b: Parts) -> str | None:
+    """A post taken at another named employer than the one the old statement works at."""
+    new, old = _NEW_JOB.search(body(a.text)), _WORKS_AT.search(body(b.text))
+    if not new or not old:
+        return None
+    there, before = (new.group(1) or new.group(2)).strip(), old.group(1).strip()
+    if stem(there.split()[0]) == stem(before.split()[0]):
+        return None
+    return f"works at {there} now, not {before}"
+
+
+def single_again(a: Parts, b: Parts) -> str | None:
+    if _SINGLE.search(body(a.text)) and _PARTNERED.search(body(b.text)) and not b.negated:
+        return "single now, no longer with a partner"
+    return None
+
+
 def routine_change(a: Parts, b: Parts) -> str | None:
     """Why `a` ends or changes what `b` said one person does, or None."""
-    return ended(a, b) or switched(a, b) or commute(a, b) or weekday(a, b)
+    return ended(a, b) or switched(a, b) or commute(a, b) or weekday(a, b) or new_job(a, b) \
+        or single_again(a, b)

@@ -82,15 +82,21 @@ def _corrected(a: Parts, b: Parts) -> str | None:
     return None
 
 
+_OWNER = re.compile(r"^[A-Z][a-z]+(?:'s|’s) ")
+
+
 def _moved(a: Parts, b: Parts) -> str | None:
     """The same plan moved to another day: both give a day, none in common, and they share
-    two words of what is planned or the same time window."""
+    two words of what is planned, the same time window, or one word and whose it is ("Sara's
+    wedding got moved to 2 August" against "Sara's wedding is on 14 June")."""
     new_days, old_days = dates(a.text), dates(b.text)
     if b.kind == "event" or not new_days or not old_days or new_days & old_days \
             or not _MOVED_TO.search(body(a.text)):
         return None
     shared, window = _shared(a, b), clocks(a.text) & clocks(b.text)
-    if len(shared) >= 2 or len(window) >= 2 or (shared and window):
+    owner = _OWNER.match(body(a.text))
+    same_owner = bool(owner) and body(b.text).startswith(owner.group(0))
+    if len(shared) >= 2 or len(window) >= 2 or (shared and (window or same_owner)):
         what = ", ".join(sorted(shared)) or "the " + "-".join(sorted(window)) + " window"
         return f"{what} moved to another day"
     return None
