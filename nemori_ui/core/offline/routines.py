@@ -30,7 +30,7 @@ from .text import STOPWORDS, WEEKDAYS, body, words
 
 _ENDED = re.compile(r"\b(quit|quitting|stopped|gave up|given up|giving up|no longer|pulled out of|"
                     r"dropped out of|dropped|broke up|split up|left|cancel(?:l)?ed|retired from|"
-                    r"resigned from|moved out of)\b(?! by\b)", re.I)
+                    r"resigned from|moved out of|anymore|any more)\b(?! by\b)", re.I)
 # what holds for a while: "is learning", "is training for", or a habit
 _ONGOING = re.compile(r"\b(?:is|are|has been|have been) [a-z]+ing\b|\b(?:every|each|usually|"
                       r"always|daily|weekly|regularly|most days|on [A-Z][a-z]+days)\b")
@@ -46,7 +46,7 @@ _WORKS_AT = re.compile(r"\b(?:works?|working|is employed|has a job|teaches|is a 
 _PARTNERED = re.compile(r"\b(?:married to|is dating|engaged to|'s dating|boyfriend|girlfriend|"
                         r"husband|wife)\b", re.I)
 _SINGLE = re.compile(r"\b(?:is|'s) single(?: again| now)?\b|\bsplit up\b|\bseparated\b", re.I)
-_SWITCHED = re.compile(r"\b(?:switched|changed|swapped) (?:over )?to (?:the |a |an )?"
+_SWITCHED = re.compile(r"\b(?:switched|changed|swapped|moved) (?:over )?to (?:the |a |an )?"
                        r"([a-z]+) ([a-z]+)", re.I)
 _PLACES = r"(?:to|into) (?:work|the office|school|uni|college|campus|the studio)"
 _MODES = {"bus": "bus", "buses": "bus", "train": "train", "trains": "train", "tram": "tram",
@@ -58,7 +58,7 @@ _ON_DAYS = re.compile(r"\b(?:on|to) (" + "|".join(d.capitalize() for d in WEEKDA
 
 
 NEGATED_BEFORE = re.compile(r"\b(?:not|never|won't|wont|didn't|don't|doesn't|can't|cannot|"
-                          r"wouldn't|refuses? to)\s+(?:\w+\s+)?$", re.I)
+                          r"wouldn't|isn't|aren't|wasn't|refuses? to)\s+(?:\w+\s+)?$", re.I)
 
 
 def _words(text: str) -> set[str]:
@@ -68,10 +68,12 @@ def _words(text: str) -> set[str]:
 
 def ended(a: Parts, b: Parts) -> str | None:
     cue = _ENDED.search(body(a.text))
-    if not cue or a.negated or b.negated or b.kind == "change" \
-            or not _ONGOING.search(body(b.text)) or NEGATED_BEFORE.search(body(a.text)[:cue.start()]):
+    if not cue or b.negated or b.kind == "change" or not _ONGOING.search(body(b.text)):
+        return None
+    closing = cue.group(1).lower() in ("anymore", "any more")    # "doesn't teach yoga anymore"
+    if not closing and NEGATED_BEFORE.search(body(a.text)[:cue.start()]):
         return None     # "won't quit", "never gave up" end nothing
-    after = body(a.text)[cue.end():]
+    after = body(a.text)[:cue.start()] if closing else body(a.text)[cue.end():]
     shared = a.names & b.names
     if not shared and cue.group(1).lower() not in ("left", "dropped"):
         # "left" and "dropped" end a named thing only ("left The Foxes", not "left the party")

@@ -9,6 +9,8 @@
   against "The wedding is on 14 June"): an event of one's own happens on one day;
 - a plan given other days "instead" ("Madrid is April 22 to 24 instead" against a trip to
   Madrid on April 15);
+- a new value of something of someone's ("Kai's new number is ..." against "Kai's number
+  is ...", "Ivy's boss is Marta now" against "Ivy's boss is Helen");
 - another choice for the same purpose ("picked RabbitMQ for the payment events" against
   "agreed to go with Kafka for the payment events"): a decision taken again replaces the old.
 
@@ -38,7 +40,8 @@ _FROM_ON = re.compile(r"\bfrom\b[^,.;]{1,30}?\bon(?:wards)?\b|\b(?:starting|as o
                       r"going forward|now|instead)\b", re.I)
 # an arrangement's head noun before its time: "Daily standup is at", "The rota starts at"
 _ARRANGED = re.compile(r"^(?:the |our |my |a |an )?(?:[A-Za-z]+ ){0,2}?([A-Za-z]+) (?:is|are|"
-                       r"starts|start|begins|begin|will be|moves to|moved to) (?:now )?(?:at|from)\b")
+                       r"starts|start|begins|begin|opens|open|closes|close|finishes|ends|"
+                       r"will be|moves to|moved to) (?:now )?(?:at|from)\b")
 
 
 def explicit_change(new: str, old: str) -> str | None:
@@ -48,7 +51,7 @@ def explicit_change(new: str, old: str) -> str | None:
 
 def explicit(a: Parts, b: Parts) -> str | None:
     return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b) \
-        or _instead(a, b) or rechosen(a, b)
+        or _instead(a, b) or rechosen(a, b) or _renewed(a, b)
 
 
 def _shared(a: Parts, b: Parts) -> set[str]:
@@ -167,3 +170,19 @@ def rechosen(a: Parts, b: Parts) -> str | None:
     if len(purpose) < 2:
         return None
     return f"{new.group(1)} chosen for {' '.join(sorted(purpose))}, not {old.group(1)}"
+
+
+# "Kai's new number is ...", "Nico's band is called The Owls now"
+_OWNED_VALUE = re.compile(r"^([A-Z][a-z]+(?:'s|’s)) (new )?((?:[a-z]+ )?[a-z]+) (?:is|are) (?:now )?"
+                          r"(?:called |named )?(.+?)(?:,? now)?\.?$")
+
+
+def _renewed(a: Parts, b: Parts) -> str | None:
+    """Someone's one thing given a new value, said as new ("new", "now")."""
+    new, old = _OWNED_VALUE.match(body(a.text)), _OWNED_VALUE.match(body(b.text))
+    if not new or not old or old.group(2) or new.group(1) != old.group(1) \
+            or new.group(3) != old.group(3) or new.group(4).lower() == old.group(4).lower():
+        return None
+    if not new.group(2) and not re.search(r"\bnow\b", body(a.text)):
+        return None
+    return f"{new.group(1)} {new.group(3)} is {new.group(4)} now, not {old.group(4)}"
