@@ -12,7 +12,9 @@ responder, so no real model is involved: reply lengths (output tokens) and the d
 artificial, while the input tokens come from the real prompts filled with the real
 conversation. Input tokens are estimated from every request the server received, two ways:
 characters / 4 (plus the chat format's per-message overhead) and WordPiece tokens of the
-MiniLM tokenizer. The stage shares are set beside the paper's Table 9. `--group` sets how many
+MiniLM tokenizer. The stage shares are set beside the paper's Table 9, and each step's calls
+and input tokens a message of conversation beside Table 3's tokens shared out by Table 9, with
+what the issue's target (1.15x the paper) leaves for consolidation. `--group` sets how many
 messages the responder puts in one episode, which drives the number of every later call.
 """
 
@@ -117,6 +119,58 @@ def pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:5.1f}%" if whole else "    -"
 
 
+# The method's steps, finer than Table 9's stages: the semantic stage is split into its calls.
+STEP_OF = {"partition": "partition", "narrate": "narration", "select": "integration",
+           "integrate": "integration", "anticipate": "anticipation", "distill": "distillation",
+           "distill_direct": "distillation", "cold_start": "distillation",
+           "consolidate": "consolidation", "summarize": "consolidation"}
+SEMANTIC_STEPS = ("anticipation", "distillation", "consolidation")
+TARGET = 1.15          # issue 21: at most this many times the paper's calls and tokens a message
+TARGET_SHARE = 40.0    # and at most this share of input tokens semantic
+
+
+def per_step(usage: dict, est: dict, n_messages: int) -> dict[str, dict]:
+    """Calls and input tokens (characters / 4) a message of conversation, per step of the
+    method, then the semantic stage whole and the total; `paper` is the paper's input tokens a
+    message, Table 3's shared out by Table 9 (which gives no calls and no split of the semantic
+    stage)."""
+    out = {s: {"calls": 0.0, "tokens": 0.0, "paper": None} for s in dict.fromkeys(STEP_OF.values())}
+    for prompt, e in est.items():
+        row = out[STEP_OF[prompt]]
+        row["calls"] += usage.get(prompt, {}).get("calls", 0) / n_messages
+        row["tokens"] += e["chars4"] / n_messages
+    paper = PAPER_TABLE_3["input tokens"] / PAPER_TABLE_3["messages"]
+    for stage in ("partition", "narration", "integration"):
+        out[stage]["paper"] = paper * PAPER_TABLE_9[stage] / 100
+    steps = list(out)
+    out["semantic"] = {k: sum(out[s][k] for s in SEMANTIC_STEPS) for k in ("calls", "tokens")}
+    out["semantic"]["paper"] = paper * PAPER_TABLE_9["semantic"] / 100
+    out["total"] = {k: sum(out[s][k] for s in steps) for k in ("calls", "tokens")}
+    out["total"]["paper"] = paper
+    return out
+
+
+def report_steps(steps: dict[str, dict[str, float]]) -> None:
+    per = PAPER_TABLE_3["messages"]
+    print("Per message of conversation, by step, beside the paper (tokens: Table 3's input "
+          "shared out by Table 9):")
+    head = f"{'step':<16}{'calls':>7}{'in tokens':>11}{'paper':>8}"
+    print(head)
+    print("-" * len(head))
+    for step, row in steps.items():
+        paper = "" if row["paper"] is None else f"{row['paper']:.0f}"
+        name = f"  {step}" if step in SEMANTIC_STEPS else step
+        print(f"{name:<16}{row['calls']:>7.2f}{row['tokens']:>11.0f}{paper:>8}")
+    rest = {k: steps["total"][k] - steps["consolidation"][k] for k in ("calls", "tokens")}
+    calls, tokens = TARGET * PAPER_TABLE_3["calls"] / per, TARGET * steps["total"]["paper"]
+    share = 100 * (steps["semantic"]["tokens"] - steps["consolidation"]["tokens"]) / rest["tokens"]
+    print(f"Target: <= {calls:.2f} calls and <= {tokens:.0f} input tokens a message, semantic "
+          f"<= {TARGET_SHARE:.0f} %. Every step but consolidation: {rest['calls']:.2f} calls, "
+          f"{rest['tokens']:.0f} tokens, semantic {share:.1f} %; left for consolidation: "
+          f"{calls - rest['calls']:.2f} calls and {tokens - rest['tokens']:.0f} tokens a "
+          f"message\n")
+
+
 def report(usage: dict, est: dict, seconds: float, n_messages: int, insights: int, args) -> None:
     print(f"{args.conv}: {n_messages} messages, w={args.window}, tau={args.tau}, "
           f"consolidation={args.consolidation}, semantic order={args.semantic_order}, "
@@ -165,7 +219,9 @@ def report(usage: dict, est: dict, seconds: float, n_messages: int, insights: in
         print(f"{stage:<13}{s['calls']:>7}{pct(s['chars4'], total['chars4']):>13}"
               f"{pct(s['wordpiece'], total['wordpiece']):>14}"
               f"{pct(both, total['chars4'] + total['out']):>9}{paper:>7}%")
-    print("\nOutput tokens are the test responder's, not a model's: only the input columns "
+    print()
+    report_steps(per_step(usage, est, n_messages))
+    print("Output tokens are the test responder's, not a model's: only the input columns "
           "reflect real prompt sizes.")
 
 
