@@ -89,6 +89,14 @@ def test_dates_off_the_calendar_stay_as_said():
     assert absolutize("it was yesterday", datetime(1, 1, 1)) == "it was yesterday"
 
 
+def test_a_weekend_is_dated_by_its_saturday():
+    # MONDAY is 11 March 2024
+    assert replace_relative("The fair is this weekend", MONDAY) == \
+        "The fair is on the weekend of 16 March 2024"
+    assert replace_relative("I'm away next week", MONDAY) == \
+        "I'm away in the week of 18 March 2024"
+
+
 def test_a_date_said_again_beside_a_relative_one_is_said_once():
     # MONDAY is 11 March 2024
     assert replace_relative("It switches tomorrow, 12 March, at noon", MONDAY) == \

@@ -233,3 +233,8 @@ def test_a_he_or_she_opening_a_reply_is_the_one_person_the_question_named():
 ])
 def test_a_he_or_she_with_more_than_one_candidate_or_none_asked_stays_unnamed(before):
     assert standalone.person_before(before, SPEAKERS) is None
+
+
+def test_a_thing_dated_by_a_relative_day_stands_and_someone_unnamed_does_not():
+    assert standalone.judge("The boxes get collected this weekend", SPEAKERS, [])[0] == "thing"
+    assert standalone.judge("A friend of mine moved last year", SPEAKERS, [])[0] is None

@@ -15,7 +15,7 @@ _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
 _NUMS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple of": 2,
          "few": 3}
 
-_PATTERN = re.compile(
+RELATIVE = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|last night|this morning|"
     r"(?:last|next|this) (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|(?:\d+|a|one|two|three|four|five|six|couple of|few) (?:days?|weeks?) ago)\b",
@@ -59,6 +59,8 @@ def resolve(phrase: str, when: datetime) -> tuple[str, str] | None:
             return "on", day(_weekday(WEEKDAYS.index(what), when, step))
         if what in ("week", "weekend"):
             monday = when + timedelta(weeks=step) - timedelta(days=when.weekday())
+            if what == "weekend":
+                return "on", f"the weekend of {day(monday + timedelta(days=5))}"
             return "in", f"the week of {day(monday)}"
         if what == "month":
             month = (when.month - 1 + step) % 12 + 1
@@ -78,7 +80,7 @@ def absolutize(text: str, when: datetime | None) -> str:
     def annotate(m: re.Match) -> str:
         found = resolve(m.group(0), when)
         return f"{m.group(0)} ({found[1]})" if found else m.group(0)
-    return _PATTERN.sub(annotate, text)
+    return RELATIVE.sub(annotate, text)
 
 
 def replace_relative(text: str, when: datetime | None) -> str:
@@ -86,7 +88,7 @@ def replace_relative(text: str, when: datetime | None) -> str:
     if when is None:
         return text
     out, last = [], 0
-    for m in _PATTERN.finditer(text):
+    for m in RELATIVE.finditer(text):
         found = resolve(m.group(0), when)
         if not found:
             continue

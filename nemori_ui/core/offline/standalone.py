@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from .dates import RELATIVE
 from .resolve import ADVERBS, PAST_FORMS
 from .text import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, sentences, words
 
@@ -218,8 +219,10 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
     elif low not in STOPWORDS and _speaks_of_self(words(clause)):
         # "Drawing flowers is one of my faves", "Starting March I'll be in the office"
         subject = "self"
-    elif low in ("the", "a", "an") and _SPECIFIC.search(clause[len(first):]):
-        subject = "thing"     # "The cathedral concert moved to 23 March"
+    elif low in ("the", "a", "an") and (_SPECIFIC.search(clause[len(first):])
+                                        or (low == "the" and RELATIVE.search(clause))):
+        # "The cathedral concert moved to 23 March", "The tickets get migrated this weekend"
+        subject = "thing"
     else:
         return None, "a general remark, about no one in the conversation"
     verb = (words(clause)[1:2] or [""])[0].lower()
