@@ -157,7 +157,8 @@ def log_box(data: RunData) -> None:
     st.table(shown[["window", "predicted", "new", "merge", "conflict"]]
              .set_index("window"), hide_index=False)
     if len(log) > LOG_ROWS:
-        st.caption(f"… and {len(log) - LOG_ROWS} earlier windows (all on the Knowledge page)")
+        st.caption(f"… and {plural(len(log) - LOG_ROWS, 'earlier window')} (all on the "
+                   f"Knowledge page)")
 
 
 def decision_chip(action: str, note: str) -> str:
@@ -214,7 +215,7 @@ def window_picker(data: RunData, newest: int) -> int:
 
 def episode_story(data: RunData, s: dict, tau: float) -> None:
     st.text(s["cue"])
-    st.caption(md_escape(f"{s['span']} · {s['messages']} messages"
+    st.caption(md_escape(f"{s['span']} · {plural(s['messages'], 'message')}"
                          + (" · continues an earlier episode" if s["integrated"] else "")))
     decisions = s["decisions"]
     if len(decisions):
