@@ -10,7 +10,7 @@ from .offline import OfflineDecider
 from .pipeline.runner import Clients
 from .store import Store
 from .store.caches import SqliteResponseCache, SqliteVectorCache
-from .views.wording import plural
+from .counts import plural
 
 
 def build_embedder(config: PipelineConfig, store: Store | None, *, api_key: str | None = None,

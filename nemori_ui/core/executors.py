@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from .config import PipelineConfig
 from .store import Store
 from .store.transfer import StoreRows
-from .views.wording import plural
+from .counts import plural
 
 MAX_RETRIES = 2          # the retries of a task run elsewhere before it counts as failed
 # A sweep's points after the first reuse most of what it embedded and asked (a point of conv-26

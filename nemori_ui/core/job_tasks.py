@@ -18,7 +18,7 @@ from .scale import executor_for
 from .store import Store
 from .tuning.across import SweepSpec, sweep_across
 from .tuning.sweep import points, sweep
-from .views.wording import plural
+from .counts import plural
 
 
 def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
