@@ -23,7 +23,7 @@ from .presenter import is_presenting, scroll_to, show_banners
 from .safe import html_text, md_escape
 from .state import get_store
 
-BUSY_S, IDLE_S = 1.0, 3.0  # how often the panel refreshes while the feed works / otherwise
+BUSY_S, IDLE_S = 1.0, 3.0  # the panel refreshes while the feed works / looks for a change
 LOG_ROWS = 8
 SHORT = {"predicted, not stored": "predicted"}    # a window's moment on its picker chip
 ACTION_COLOUR = {"new": "#1c7ed6", "merge": "#7048e8", "conflict": "#e03131",
