@@ -15,6 +15,7 @@ from nemori_ui.ui.call_widgets import call_detail
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.state import get_store
+from nemori_ui.core.views.wording import plural
 
 TEXT = st.column_config.TextColumn(width="large")
 
@@ -188,7 +189,7 @@ if statuses:
 if cached != "all":
     keep &= table["cached"] == (cached == "cached")
 shown = table[keep]
-st.caption(f"{len(shown)} of {len(table)} calls")
+st.caption(f"{len(shown)} of {plural(len(table), 'call')}")
 st.dataframe(shown, hide_index=True, key="calls_table",
              column_config={"response": TEXT, "error": TEXT,
                             "latency_s": st.column_config.NumberColumn(format="%.3f")})

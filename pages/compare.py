@@ -10,6 +10,7 @@ from nemori_ui.ui.diff_widgets import pair_diffs
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store, list_runs, run_data
 from nemori_ui.ui.tuning_widgets import map_figure, map_rows, shared_axes, stable_positions
+from nemori_ui.core.views.wording import plural
 
 data = page_setup("Compare runs")
 listed = list_runs()
@@ -51,7 +52,7 @@ if p["same_messages"]:
     cols[3].metric("Cuts A / B", f"{p['boundaries_a']} / {p['boundaries_b']}")
 else:
     st.warning(f"The runs are on different transcripts: their cuts cannot be compared "
-               f"({p['boundaries_a']} cuts in A, {p['boundaries_b']} in B).")
+               f"({plural(p['boundaries_a'], 'cut')} in A, {p['boundaries_b']} in B).")
 
 st.subheader("Counts and cost (B − A)")
 st.dataframe(pd.DataFrame([result["deltas"]]), hide_index=True)

@@ -5,7 +5,7 @@ import streamlit as st
 
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
-from nemori_ui.core.presenter_banners import skipped_banner
+from nemori_ui.core.presenter_banners import demo_banners
 from nemori_ui.core.tuning.demo import prediction_demo
 from nemori_ui.core.views.demo_story import consolidation_outcomes, demo_headline
 from nemori_ui.ui.layout import page_setup
@@ -65,19 +65,20 @@ def step_moment(by: int) -> None:
     st.session_state.demo_moment = st.session_state.get("demo_moment", 0) + by if by else 0
 
 
-if presenting and demo["skipped_as_predicted"]:
-    # one skipped fact at a time, as a presenter tells them: Space for the next, R from the first
-    moment = st.session_state.get("demo_moment", 0)
-    banner = skipped_banner(demo["skipped_as_predicted"], moment)
+moments = demo_banners(nemori, demo["skipped_as_predicted"]) if presenting else []
+if moments:
+    # one moment at a time, in the transcript's order, as a presenter tells them: each fact
+    # Nemori skipped because it predicted it, and each conflict; Space the next, R the first
+    moment = st.session_state.get("demo_moment", 0) % len(moments)
     shown, step, again = st.columns([8, 1.2, 1.2], vertical_alignment="center")
     with shown:
-        show_banners([banner])
+        show_banners([moments[moment]])
     step.button("Next", key="demo_step", on_click=step_moment, args=(1,), width="stretch",
-                help="The next fact Nemori skipped (Space)")
+                help="The next moment: a fact Nemori skipped, or a conflict (Space)")
     again.button("Restart", key="demo_restart", on_click=step_moment, args=(0,),
-                 width="stretch", help="Back to the first skipped fact (R)")
+                 width="stretch", help="Back to the first moment (R)")
     key_bindings({" ": "demo_step", "r": "demo_restart"}, again)
-    scroll_to(".presenter-banner", f"demo:{moment % len(demo['skipped_as_predicted'])}")
+    scroll_to(".presenter-banner", f"demo:{moment}")
 
 st.subheader("Repeated facts Nemori skipped because it predicted them")
 skipped = pd.DataFrame(demo["skipped_as_predicted"])

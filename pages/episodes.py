@@ -9,6 +9,7 @@ from nemori_ui.ui.episodic_charts import candidates_figure, narrative_block
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.readable import readable_gaps
 from nemori_ui.ui.safe import md_escape
+from nemori_ui.core.views.wording import plural
 
 PER_PAGE = 20
 
@@ -26,7 +27,8 @@ with narratives:
     status = st.segmented_control("Show", ["active", "superseded", "all"], default="active",
                                   required=True, key=f"ep_status_{run}")
     cards = episode_cards(data, status or "active")
-    st.caption(f"{len(cards)} episode(s). Superseded episodes were merged into a later one and "
+    st.caption(f"{plural(len(cards), 'episode')}. Superseded episodes were merged into a later "
+               f"one and "
                "are kept so every merge can be inspected.")
     pages = max(1, -(-len(cards) // PER_PAGE))
     page = st.number_input("Page", 1, pages, 1, key=f"ep_page_{run}_{status}") if pages > 1 else 1
@@ -39,7 +41,8 @@ with narratives:
             if card["supersedes"]:
                 links += f" · merges {', '.join(card['supersedes'])}"
             st.caption(md_escape(f"{card['id']} · {card['span']} · window {card['window']} · "
-                                 f"{card['messages']} messages · {card['status']}{links}"))
+                                 f"{plural(card['messages'], 'message')} · "
+                                 f"{card['status']}{links}"))
             st.text(card["narrative"])
             with st.expander(f"Raw messages ({card['messages']})"):
                 st.dataframe(episode_messages(data, card["id"]), hide_index=True)

@@ -10,6 +10,7 @@ from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.map_widgets import (COLOR_BY, layout, map_figure, memory_state, run_stamp,
                                       show_map, umap_layout)
+from nemori_ui.core.views.wording import plural
 
 # Above this many points UMAP takes tens of seconds: PCA is shown until UMAP is asked for.
 UMAP_ON_REQUEST_FROM = 2000
@@ -25,9 +26,12 @@ if frame.empty:
     st.stop()
 vectors = point_vectors(data, frame)
 large = len(frame) >= UMAP_ON_REQUEST_FROM
-st.caption(f"{len(frame)} points: {sum(frame['kind'] == 'episode')} episodes (◆) and "
-           f"{sum(frame['kind'] == 'memory')} semantic memories (●), one embedding space of "
-           f"dimension {vectors.shape[1]}. Faded points are superseded. Click a point, or pick the "
+kinds_count = frame["kind"].value_counts()
+st.caption(f"{plural(len(frame), 'point')}: {plural(int(kinds_count.get('episode', 0)), 'episode')}"
+           f" (◆) and "
+           f"{plural(int(kinds_count.get('memory', 0)), 'semantic memory', 'semantic memories')}"
+           f" (●), one embedding space of dimension {vectors.shape[1]}. Faded points are "
+           "superseded. Click a point, or pick the "
            "box or lasso tool above the chart and draw, to list what it holds.")
 
 c1, c2, c3 = st.columns([1.2, 1, 1.6])

@@ -13,6 +13,7 @@ from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.mark_widgets import mark_control
 from nemori_ui.ui.readable import readable_gaps, without_constant
 from nemori_ui.ui.state import get_store, partition_source
+from nemori_ui.core.views.wording import plural
 
 info = page_setup("Partitions", whole_run=False)
 if info is None:
@@ -66,7 +67,8 @@ c[3].metric("Repaired partitions", repaired,
 
 st.subheader("Windows")
 if repaired:
-    st.warning(f"{repaired} window(s) had a partition that was not a clean partition of the "
+    st.warning(f"{plural(repaired, 'window')} had a partition that was not a clean partition "
+               f"of the "
                "window; the repairs are listed below and nothing was lost.")
 else:
     st.caption("Every proposed partition was already valid: no repair was needed.")
@@ -99,7 +101,8 @@ options = episodes_among(src, frame["message"])
 chosen = st.selectbox("Episode", options, format_func=lambda i: head_label(src.episode_by_id, i),
                       key=f"part_episode_{info.id}",
                       help=None if len(options) == len(src.episodes) else
-                      f"The {len(options):,} of {len(src.episodes):,} episodes with a message "
+                      f"The {len(options):,} of {plural(len(src.episodes), 'episode')} with a "
+                      f"message "
                       "among those shown; choose other messages above for the others")
 if chosen:
     episode = src.episode_by_id[chosen]

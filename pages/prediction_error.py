@@ -15,6 +15,7 @@ from nemori_ui.ui.episodic_charts import (clicked_episode, evoked_figure, insigh
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.mark_widgets import mark_control
 from nemori_ui.ui.safe import md_escape
+from nemori_ui.core.views.wording import plural
 
 data = page_setup("Prediction error")
 if data is None:
@@ -62,7 +63,7 @@ if not direct and not looked.empty and data.info.config.management == "native":
     tau = data.info.config.tau
     seen_all = admitted(looked, tau)
     with st.expander(f"What τ = {tau:.2f} admits: {seen_all['evoking']} of "
-                     f"{seen_all['episodes']} episodes evoked a memory"):
+                     f"{plural(seen_all['episodes'], 'episode')} evoked a memory"):
         st.plotly_chart(similarity_histogram(looked, tau), key=f"pe_hist_{run}",
                         config={"displayModeBar": False})
         st.caption(f"Every similarity between an episode and the top K_s memories it looked at: "
@@ -133,7 +134,8 @@ else:
     if comp["statements_checked"]:
         n = comp["counts"][PREDICTED]
         st.caption(f"The offline engine checked each informative raw statement against the "
-                   f"prediction: {len(comp['covered'])} statement(s) in {n} message(s) were "
+                   f"prediction: {plural(len(comp['covered']), 'statement')} in "
+                   f"{plural(n, 'message')} were "
                    "already predicted and so not stored.")
     else:
         st.caption("The model does not report which statements its prediction already held: "

@@ -8,7 +8,8 @@ from nemori_ui.core.store import records
 from nemori_ui.core.views.trace import stage_totals, window_trace
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store
-from nemori_ui.ui.trace_widgets import span_detail, span_name, span_table, timeline_figure
+from nemori_ui.ui.trace_widgets import (SPAN_COLUMNS, span_detail, span_name, span_table,
+                                        timeline_figure)
 
 data = page_setup("Trace")
 if data is None:
@@ -46,7 +47,8 @@ totals = pd.DataFrame([t.model_dump() for t in stage_totals(trace)])
 st.dataframe(totals.rename(columns=lambda c: c.replace("_", " ")), hide_index=True,
              key=f"trace_totals_{run_id}_{window}")
 st.subheader("Spans")
-st.dataframe(span_table(trace), hide_index=True, key=f"trace_spans_{run_id}_{window}")
+st.dataframe(span_table(trace), hide_index=True, key=f"trace_spans_{run_id}_{window}",
+             column_config=SPAN_COLUMNS)
 names = [span_name(s) for s in trace.spans]
 # the first decision a model made is where a trace is usually read from
 first = next((i for i, s in enumerate(trace.spans) if s.calls), 0)

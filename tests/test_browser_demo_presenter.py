@@ -59,3 +59,16 @@ def test_the_demo_presents_its_skipped_facts_one_at_a_time(tmp_path, viewport):
         page.keyboard.press("Escape")
         settle(page)
         assert page.get_by_text(f"Predicted, not stored (2 of {total})").is_visible()
+
+        # the conflict Nemori's run saw is a moment of its own, in the transcript's order
+        conflict = page.locator(".presenter-banner.banner-conflict")
+        for k in range(3, total + 1):
+            press(page, " ")
+            page.locator(".presenter-banner", has_text=f"({k} of {total})").wait_for()
+            settle(page)
+            if conflict.count():
+                break
+        assert conflict.count() == 1, "no conflict among the demo's moments"
+        assert re.match(rf"Conflict \(\d+ of {total}\)", conflict.inner_text())
+        assert " replaces " in conflict.inner_text()
+        page.screenshot(path=SHOTS / f"demo-presenter-conflict-{width}.png")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from nemori_ui.core.config import PipelineConfig
 from tests.browser_app import app_server, need_chromium, open_browser, open_home, open_nav
 from tests.browser_runs import stored_run
 
@@ -25,13 +26,16 @@ KINDS = """() => {
 def test_each_kind_keeps_its_look_across_pages(tmp_path):
     need_chromium()
     home = tmp_path / "home"
+    stored_run(home, config=PipelineConfig(tau=0.65))     # Compare's other run
     stored_run(home)
     looks = {}
     with app_server(home, tmp_path / "streamlit.log") as (url, _), \
             open_browser(viewport=(1280, 800), failure_shot="kind-colours-failure.png") as page:
         open_home(page, url)
-        for stem, title in (("memory_map", "Memory map"), ("timeline", "Memory over time")):
+        for stem, title in (("memory_map", "Memory map"), ("timeline", "Memory over time"),
+                            ("compare", "Compare runs")):
             open_nav(page, stem, re.compile(title))
             looks[stem] = page.evaluate(KINDS)
     assert set(looks["memory_map"]) == {"episode", "memory"}, looks
     assert looks["timeline"] == looks["memory_map"], looks
+    assert looks["compare"] == looks["memory_map"], looks

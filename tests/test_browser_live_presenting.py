@@ -82,6 +82,17 @@ def test_the_live_page_serves_a_presenter(tmp_path):
         page.keyboard.press("Home")
         settle(page)
         page.get_by_role("button", name="Play", exact=True).click()
+        # while it plays, not only in presenter mode: the buffer and the newest decisions
+        page.get_by_text(re.compile(r"messages added · playing")).first.wait_for()
+        wait_for(lambda: int(metric(page, "Messages")) >= 12, 30, "the play adds messages")
+        pause = page.get_by_role("button", name="Pause", exact=True)
+        assert pause.is_visible() and not pause.evaluate(CUT), "Pause is cut short"
+        assert in_view(page, page.get_by_text("Buffer", exact=True).first), \
+            "buffer below the fold while playing"
+        assert in_view(page, page.locator(".live-newest")), "newest window below the fold"
+        assert in_view(page, page.locator("span", has_text=re.compile("^new$")).first), \
+            "the newest decisions are below the fold while playing"
+        page.screenshot(path=SHOTS / "live-playing-1280.png")
         wait_for(lambda: sum(len(m) for m in stored_messages(home)) == 30, 90, "the play ended")
         page.get_by_text("Window 3:", exact=False).wait_for(timeout=60_000)
         settle(page)

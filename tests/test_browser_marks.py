@@ -33,7 +33,7 @@ def test_a_decision_marked_wrong_is_listed_and_exported(tmp_path):
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "marks-1280.png"), full_page=True)
         with page.expect_download() as download:
-            page.get_by_role("button", name=re.compile(r"Export the 1 marked decisions")).click()
+            page.get_by_role("button", name=re.compile(r"Export the 1 marked decision ")).click()
         (line,) = open(download.value.path()).read().splitlines()
         row = json.loads(line)
         assert (row["verdict"], row["correction"], row["stage"]) == (

@@ -18,7 +18,7 @@ PACKAGE = ROOT / "nemori_ui"
 # those below it. Anything not under nemori_ui.core (the UI, the command line) is on top.
 LAYERS = (
     ("errors", "config", "models", "stage_events", "csv_cells", "progress", "window_spans",
-     "word_diff"),
+     "word_diff", "counts"),
     ("store", "transcripts"),
     ("llm", "embed", "vectors"),
     ("pipeline", "episode_lines", "offline", "prompts"),

@@ -10,7 +10,7 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.live import DEMO, DEMO_WINDOW
 from nemori_ui.core.live_view import window_story
 from nemori_ui.core.pipeline.runner import run_windows, start_run
-from nemori_ui.core.presenter_banners import skipped_banner, window_banners
+from nemori_ui.core.presenter_banners import demo_banners, skipped_banner, window_banners
 from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.views.run_data import load_run_data
@@ -82,3 +82,18 @@ def test_the_demo_steps_through_its_skipped_facts_and_wraps_round():
     assert said_again.lines[1] == ("Nemori's prediction said it in the very same words "
                                    "(similarity 0.91).")
     assert skipped_banner([], 0) is None
+
+
+def test_the_demo_tells_its_skipped_facts_and_its_conflicts_in_the_transcripts_order(sample):
+    skipped = [{"text": "Maya drinks strong coffee.", "predicted_by": "Maya loves coffee.",
+                "score": 0.81, "message_id": "m0030", "episode_id": "ep0004"},
+               {"text": "Jonas cycles.", "predicted_by": None, "score": None,
+                "message_id": "m0090", "episode_id": "ep0099"}]
+    told = demo_banners(sample, skipped)
+    conflicts = [b for b in told if b.kind == "conflict"]
+    assert len(conflicts) == 1 and len(told) == 3, [b.title for b in told]
+    assert [b.title for b in told][-1] == "Predicted, not stored (3 of 3)"
+    assert told[0].title == "Predicted, not stored (1 of 3)"
+    assert conflicts[0].title == "Conflict (2 of 3)" and " replaces " in conflicts[0].lines[0]
+    assert demo_banners(sample, []) == conflicts[:0] + [
+        b.model_copy(update={"title": "Conflict (1 of 1)"}) for b in conflicts]

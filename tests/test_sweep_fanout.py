@@ -44,7 +44,7 @@ def test_a_sweep_too_small_for_its_workers_runs_here_and_says_so(reversed_ray, t
                  "--home", home]) == 0
     err = capsys.readouterr().err
     assert reversed_ray.finished == []                 # nothing was sent out
-    assert "3 point(s) to run: too few to pay for starting Ray over 2 workers" in err
+    assert "3 points to run: too few to pay for starting Ray over 2 workers" in err
     assert "--force-workers" in err and "tasks:" not in err
     assert len(runs.list_runs(open_store(home))) == 3
 
@@ -74,7 +74,7 @@ def test_stored_points_are_not_work_and_workers_are_honoured_for_the_rest(revers
     reversed_ray.finished.clear()
     points = run(store, conv, {"tau": "0.5,0.6,0.7,0.8", "window": "20,10"}, executor_for(2),
                  notes)
-    assert reversed_ray.finished == [] and len(notes) == 1 and notes[0].startswith("2 point(s)")
+    assert reversed_ray.finished == [] and len(notes) == 1 and notes[0].startswith("2 points")
     assert sum(not p.get("reused") for p in points) == 2 and len(runs.list_runs(store)) == 8
     again = run(store, conv, {"tau": "0.5"}, executor_for(1))
     assert again[0]["reused"] and len(runs.list_runs(store)) == 8

@@ -10,6 +10,7 @@ from .offline import OfflineDecider
 from .pipeline.runner import Clients
 from .store import Store
 from .store.caches import SqliteResponseCache, SqliteVectorCache
+from .counts import plural
 
 
 def build_embedder(config: PipelineConfig, store: Store | None, *, api_key: str | None = None,
@@ -68,7 +69,8 @@ def check_server(backend, gateway, notes: list[str]) -> None:
     slots = backend.server_slots()
     if slots and slots < gateway.limit.ceiling:
         gateway.limit.set_ceiling(slots)
-        notes.append(f"{backend.base_url} serves {slots} request(s) at a time: at most {slots} "
+        notes.append(f"{backend.base_url} serves {plural(slots, 'request')} at a time: at most "
+                     f"{slots} "
                      "will be sent at once")
 
 

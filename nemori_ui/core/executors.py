@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from .config import PipelineConfig
 from .store import Store
 from .store.transfer import StoreRows
+from .counts import plural
 
 MAX_RETRIES = 2          # the retries of a task run elsewhere before it counts as failed
 # A sweep's points after the first reuse most of what it embedded and asked (a point of conv-26
@@ -70,7 +71,7 @@ class TasksFailed(RuntimeError):
         self.results = results or []  # a sweep's points that landed
         names = "; ".join(f"{name}: {why}" for name, why in failures.items())
         where = f" (the others are stored{', as ' + landed if landed else ''})"
-        super().__init__(f"{len(failures)} task(s) failed after {MAX_RETRIES} retries: "
+        super().__init__(f"{plural(len(failures), 'task')} failed after {MAX_RETRIES} retries: "
                          f"{names}{where}; run the same command again to do only what is left")
 
 
@@ -111,8 +112,8 @@ def too_few(points: int, workers: int) -> bool:
 
 
 def too_few_note(points: int, workers: int, where: str = "this process") -> str:
-    return (f"{points} point(s) to run: too few to pay for starting Ray over {workers} workers "
-            f"(fewer than {MIN_POINTS_PER_WORKER} each), so they run one after another in "
+    return (f"{plural(points, 'point')} to run: too few to pay for starting Ray over {workers} "
+            f"workers (fewer than {MIN_POINTS_PER_WORKER} each), so they run one after another in "
             f"{where}")
 
 

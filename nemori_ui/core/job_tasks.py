@@ -18,6 +18,7 @@ from .scale import executor_for
 from .store import Store
 from .tuning.across import SweepSpec, sweep_across
 from .tuning.sweep import points, sweep
+from .counts import plural
 
 
 def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
@@ -87,6 +88,6 @@ def eval_work(store: Store, transcript: Transcript, config: PipelineConfig,
                            secrets=secrets, base_url=base_url, progress=progress,
                            executor=executor_for(workers))
             ids.append(run.id)
-        job.step(1.0, f"{len(ids)} evaluation(s) stored")
+        job.step(1.0, f"{plural(len(ids), 'evaluation')} stored")
         return ids
     return work

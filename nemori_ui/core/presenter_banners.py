@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from .views.knowledge import decision_table
 from .views.run_data import RunData
 
 QUOTE = 140      # a banner line quotes at most this many characters of a statement
@@ -31,6 +32,12 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _conflict_line(data: RunData, r) -> str:
+    old = [t.strip() for t in str(r.targets or "").split(",") if t.strip()]
+    replaced = "; ".join(f"{t} {_quote(data.memory_text(t))}" for t in old)
+    return f"{r.result_id} {_quote(r.insight)}" + (f" replaces {replaced}" if replaced else "")
+
+
 def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner]:
     """The banners of one processed window (1-based), from its story (`window_story`):
     one for the statements its predictions held, one for the memories it contradicted;
@@ -46,13 +53,8 @@ def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner
                 if c.score is not None:
                     line += f" (similarity {c.score:.2f})"
                 held.append(line)
-        for r in s["decisions"].itertuples():
-            if r.action != "conflict":
-                continue
-            old = [t.strip() for t in str(r.targets or "").split(",") if t.strip()]
-            replaced = "; ".join(f"{t} {_quote(data.memory_text(t))}" for t in old)
-            conflicts.append(f"{r.result_id} {_quote(r.insight)}"
-                             + (f" replaces {replaced}" if replaced else ""))
+        conflicts += [_conflict_line(data, r) for r in s["decisions"].itertuples()
+                      if r.action == "conflict"]
     banners = []
     if held:
         banners.append(Banner(
@@ -69,13 +71,7 @@ def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner
     return banners
 
 
-def skipped_banner(skipped: list[dict], index: int) -> Banner | None:
-    """The demo's banner for its `index`-th fact that Nemori skipped because it predicted it
-    (rows of `prediction_demo`'s `skipped_as_predicted`); None when there is none."""
-    if not skipped:
-        return None
-    index = index % len(skipped)
-    row = skipped[index]
+def _skipped_lines(row: dict) -> list[str]:
     lines = [_quote(row["text"]) + " · " + " · ".join(
         str(row[k]) for k in ("message_id", "episode_id") if row.get(k))]
     score = f" (similarity {row['score']:.2f})" if row.get("score") is not None else ""
@@ -85,6 +81,39 @@ def skipped_banner(skipped: list[dict], index: int) -> Banner | None:
         lines.append(f"Nemori already held it: {_quote(row['predicted_by'])}{score}")
     else:
         lines.append("Nemori-s stored it; Nemori's prediction already held it.")
+    return lines
+
+
+def skipped_banner(skipped: list[dict], index: int) -> Banner | None:
+    """The demo's banner for its `index`-th fact that Nemori skipped because it predicted it
+    (rows of `prediction_demo`'s `skipped_as_predicted`); None when there is none."""
+    if not skipped:
+        return None
+    index = index % len(skipped)
     return Banner(kind="predicted",
                   title=f"Predicted, not stored ({index + 1} of {len(skipped)})",
-                  note="Said again, and not stored, because Nemori predicted it.", lines=lines)
+                  note="Said again, and not stored, because Nemori predicted it.",
+                  lines=_skipped_lines(skipped[index]))
+
+
+def demo_banners(data: RunData, skipped: list[dict]) -> list[Banner]:
+    """The demo's moments in the transcript's order, one banner each: every fact Nemori
+    skipped because it predicted it, and every memory Nemori's run saw contradicted.
+    `data`: Nemori's run."""
+    conflicts = decision_table(data, ["conflict"])
+    moments = sorted([(str(row.get("episode_id") or ""), 0, row) for row in skipped]
+                     + [(str(r.episode), 1, r) for r in conflicts.itertuples()],
+                     key=lambda m: m[:2])
+    out = []
+    for i, (_, kind, item) in enumerate(moments, start=1):
+        where = f"({i} of {len(moments)})"
+        if kind == 0:
+            out.append(Banner(kind="predicted", title=f"Predicted, not stored {where}",
+                              note="Said again, and not stored, because Nemori predicted it.",
+                              lines=_skipped_lines(item)))
+        else:
+            out.append(Banner(kind="conflict", title=f"Conflict {where}",
+                              note=f"In {item.episode}, what was said contradicts a memory: "
+                                   "the newer fact replaces the older.",
+                              lines=[_conflict_line(data, item)]))
+    return out

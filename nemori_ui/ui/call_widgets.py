@@ -7,6 +7,7 @@ import streamlit as st
 
 from nemori_ui.core.views import calls as views
 from nemori_ui.ui.safe import md_escape
+from ..core.views.wording import plural
 
 
 def call_detail(calls) -> None:
@@ -25,7 +26,8 @@ def call_view(c, key: str = "call") -> None:
     st.caption(f"{md_escape(c.backend)} · {md_escape(views.model_label(c))}{served} · stage "
                f"{md_escape(views.stage_of(c.prompt_name))} · for {md_escape(views.served_for(c))}"
                f" · {c.input_tokens:,} in / {c.output_tokens:,} out tokens · {c.latency_s:.2f} s"
-               f" · {c.attempts} request(s)" + (" · served from the cache" if c.cached else "")
+               f" · {plural(c.attempts, 'request')}"
+               + (" · served from the cache" if c.cached else "")
                + (f" · {md_escape(c.server)}" if c.server else ""))
     if c.error:
         if c.status == "failed":

@@ -16,6 +16,7 @@ from ..core.transcripts import parse_transcript
 from .safe import md_escape
 from .state import current_run, get_store, read_secrets
 from .task_jobs import mine, outcome, submit, watch
+from ..core.views.wording import plural
 
 BENCHMARKS = ("locomo", "longmemeval")
 WORKERS_HELP = "Ray workers; 1 runs in this process"
@@ -106,8 +107,8 @@ def eval_jobs(expanded: bool) -> None:
 
 
 def finished(job) -> None:
-    st.success(f"Evaluation {md_escape(job.label)} finished: {len(job.result or [])} "
-               "result(s), listed below.")
+    st.success(f"Evaluation {md_escape(job.label)} finished: "
+               f"{plural(len(job.result or []), 'result')}, listed below.")
     if job.result and st.session_state.get("eval_opened") != job.key:
         # open the new result once; later the choice is the visitor's
         st.session_state.eval_opened = job.key

@@ -14,6 +14,7 @@ from ..core.views.calls import format_cost
 from . import tints
 from .safe import html_text, md_escape
 from .state import get_store, home
+from ..core.views.wording import plural
 
 EVAL_COMMAND = ("python -m nemori_ui eval locomo locomo10.json --conversations conv-26 "
                 "--variant nemori,full-context,rag-4096")
@@ -45,7 +46,7 @@ def _label(run: results.EvalRun) -> str:
     scope = ", ".join(run.options.get("conversations") or []) or "all conversations"
     n = run.summary.get("questions", 0)
     return (f"{run.created_at.replace('T', ' ')[:16]} · {run.benchmark} · {run.variant} · "
-            f"{scope} · {n} questions")
+            f"{scope} · {plural(n, 'question')}")
 
 
 def provenance(run: results.EvalRun) -> str:
@@ -82,7 +83,8 @@ def pick_eval(runs: list[results.EvalRun]) -> results.EvalRun:
     engine = "offline engine, no LLM" if run.decider == OFFLINE_LABEL else run.decider
     st.caption(md_escape(
         f"Answered by {engine} · judge: {judge.get('model') or judge.get('note', 'none')} · "
-        f"k = {run.summary.get('k', run.config.k)} · {run.summary['questions']} questions in "
+        f"k = {run.summary.get('k', run.config.k)} · "
+        f"{plural(run.summary['questions'], 'question')} in "
         f"{run.seconds:.1f} s · source {run.source}"))
     st.caption(md_escape(provenance(run)))
     if run.decider == OFFLINE_LABEL:
@@ -160,7 +162,7 @@ def questions_section(run: results.EvalRun) -> None:
     text = c4.text_input("Search", key=f"eval_search_{run.id}")
     shown = tables.filter_questions(rows, categories=cats, verdict=verdict,
                                     missed_evidence=missed, text=text)
-    st.caption(f"{len(shown)} of {len(rows)} questions · click a row to take it apart")
+    st.caption(f"{len(shown)} of {plural(len(rows), 'question')} · click a row to take it apart")
     if not shown:
         return
     key = f"eval_item_{run.id}"

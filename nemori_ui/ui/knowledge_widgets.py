@@ -10,6 +10,7 @@ from ..core.views import knowledge as views
 from ..core.views.run_data import RunData
 from .mark_widgets import mark_control
 from .safe import md_escape
+from ..core.views.wording import plural
 
 ACTION_HELP = {"new": "stored as a new memory", "merge": "merged into existing memories",
                "conflict": "replaced a memory it contradicts",
@@ -32,7 +33,7 @@ def memory_section(data: RunData) -> None:
                                   "the memory; append: naive management; summary: flat summary")
     search = c3.text_input("Search the text", key="knowledge_search")
     shown = views.filter_memories(table, statuses=statuses, origins=origins, search=search)
-    st.caption(f"{len(shown)} of {len(table)} memories")
+    st.caption(f"{len(shown)} of {plural(len(table), 'memory', 'memories')}")
     event = st.dataframe(shown, hide_index=True, key="knowledge_table", on_select="rerun",
                          selection_mode="single-row",
                          column_config={"text": TEXT_COLUMN,
@@ -117,7 +118,7 @@ def history_section(data: RunData) -> None:
              if m.supersedes), ids[0])
     memory_id = st.selectbox("Memory", ids, format_func=texts.get, key="knowledge_memory")
     versions = views.history(data, memory_id)
-    st.caption(f"{len(versions)} version(s), oldest first: each replaced the ones it names "
+    st.caption(f"{plural(len(versions), 'version')}, oldest first: each replaced the ones it names "
                "at the decision (window, seq) that wrote it.")
     st.dataframe(views.history_table(versions), hide_index=True, key="history_table",
                  column_config={"text": TEXT_COLUMN, "reason": TEXT_COLUMN})

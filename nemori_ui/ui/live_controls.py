@@ -156,7 +156,7 @@ def script_box(info: runs.RunInfo, feed: LiveFeed) -> None:
     tooltips on Step and Play: a tooltip over the row hid the speed while a presenter stepped.
     In presenter mode Space presses Step and R presses Restart."""
     with st.container(border=True):
-        c = st.columns([3, 1, 1, 1, 2.6, 1, 1.2], vertical_alignment="bottom")
+        c = st.columns([2.8, 1, 1, 1.2, 2.4, 1, 1.2], vertical_alignment="bottom")
         choice = c[0].selectbox("Transcript to play", [*SCRIPTS, "Upload a file"],
                                 key="live_script")
         upload = None

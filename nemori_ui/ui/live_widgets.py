@@ -23,7 +23,7 @@ from .presenter import is_presenting, scroll_to, show_banners
 from .safe import html_text, md_escape
 from .state import get_store
 
-BUSY_S, IDLE_S = 1.0, 3.0  # how often the panel refreshes while the feed works / otherwise
+BUSY_S, IDLE_S = 1.0, 3.0  # the panel refreshes while the feed works / looks for a change
 LOG_ROWS = 8
 SHORT = {"predicted, not stored": "predicted"}    # a window's moment on its picker chip
 ACTION_COLOUR = {"new": "#1c7ed6", "merge": "#7048e8", "conflict": "#e03131",
@@ -38,11 +38,13 @@ def compact_top() -> None:
 
 def live_panel(run_id: str) -> None:
     """The memory as it reacts: redrawn every second while the feed works (a fragment: the
-    rest of the page is not rerun), every few seconds otherwise so messages added by another
-    process (an agent using the Python API) show up too."""
+    rest of the page is not rerun). Otherwise drawn once, and a watcher that draws nothing
+    looks every few seconds for messages added by another process (an agent using the Python
+    API) and reruns the page only when something did change: a panel redrawn for nothing
+    fades and flickers every time."""
     working = feed_working(run_id)
 
-    @st.fragment(run_every=BUSY_S if working else IDLE_S)
+    @st.fragment(run_every=BUSY_S if working else None)
     def panel() -> None:
         info = runs.get_run(get_store(), run_id)
         now = feeds().get(run_id)
@@ -68,6 +70,27 @@ def live_panel(run_id: str) -> None:
             map_box(data)
 
     panel()
+    if not working:
+        drawn = shown_state(run_id)
+
+        @st.fragment(run_every=IDLE_S)
+        def watch() -> None:
+            if shown_state(run_id) != drawn:
+                st.rerun()
+
+        watch()
+
+
+def shown_state(run_id: str) -> tuple:
+    """What the panel shows depends on: the run's row, its message count and the feed's state."""
+    store = get_store()
+    info = runs.get_run(store, run_id)
+    count = store.query("SELECT count(*) FROM messages WHERE run_id = ?", (run_id,))[0][0]
+    feed = feeds().get(run_id)
+    script = feed.script if feed is not None else None
+    return (info.updated_at, info.windows_done, info.status, info.name, count,
+            feed_working(run_id), feed.error if feed is not None else None,
+            script.position if script is not None else None)
 
 
 def status_row(data: RunData, feed: LiveFeed | None) -> None:
@@ -134,7 +157,8 @@ def log_box(data: RunData) -> None:
     st.table(shown[["window", "predicted", "new", "merge", "conflict"]]
              .set_index("window"), hide_index=False)
     if len(log) > LOG_ROWS:
-        st.caption(f"… and {len(log) - LOG_ROWS} earlier windows (all on the Knowledge page)")
+        st.caption(f"… and {plural(len(log) - LOG_ROWS, 'earlier window')} (all on the "
+                   f"Knowledge page)")
 
 
 def decision_chip(action: str, note: str) -> str:
@@ -191,7 +215,7 @@ def window_picker(data: RunData, newest: int) -> int:
 
 def episode_story(data: RunData, s: dict, tau: float) -> None:
     st.text(s["cue"])
-    st.caption(md_escape(f"{s['span']} · {s['messages']} messages"
+    st.caption(md_escape(f"{s['span']} · {plural(s['messages'], 'message')}"
                          + (" · continues an earlier episode" if s["integrated"] else "")))
     decisions = s["decisions"]
     if len(decisions):

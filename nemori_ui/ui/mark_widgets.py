@@ -8,6 +8,7 @@ import streamlit as st
 from nemori_ui.core.store import marks as store_marks
 from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.state import get_store
+from ..core.views.wording import plural
 
 VERDICTS = ["right", "wrong"]
 
@@ -49,7 +50,7 @@ def marks_section(run_id: str) -> None:
                           f"{a.marked} ({100 * a.share:.0f} %)" for a in agree))
     st.dataframe(pd.DataFrame([m.model_dump(exclude={"run_id"}) for m in listed]),
                  hide_index=True, key=f"marks_{run_id}")
-    st.download_button(f"Export the {len(listed)} marked decisions (JSON lines)",
+    st.download_button(f"Export the {plural(len(listed), 'marked decision')} (JSON lines)",
                        store_marks.labelled_set(store, run_id),
                        file_name=f"{run_id}-marks.jsonl", mime="application/x-ndjson",
                        key=f"marks_export_{run_id}")

@@ -18,6 +18,7 @@ from .jobs import session_clients, start_job
 from .safe import md_escape
 from .state import get_store, read_secrets
 from .tau_widgets import TAU_HELP, tau_admits
+from ..core.views.wording import plural
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample_conversation.txt"
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "csv", "tsv", "txt", "md"]
@@ -55,7 +56,7 @@ def choose_transcript():
 def preview(transcript) -> str:
     summary = summarize(transcript)
     st.caption(f"Format: **{md_escape(summary['format'])}** · "
-               f"{len(summary['conversations'])} conversation(s)")
+               f"{plural(len(summary['conversations']), 'conversation')}")
     st.dataframe(pd.DataFrame([{**c, "speakers": ", ".join(c["speakers"])}
                                for c in summary["conversations"]]), hide_index=True)
     ids = [c.id for c in transcript.conversations]

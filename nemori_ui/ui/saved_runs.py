@@ -20,6 +20,7 @@ from ..core.views.sweep_groups import sweep_groups
 from .safe import md_escape
 from .saved_choice import acted_on, box_refill, quoted
 from .state import clear_data_cache, get_store, list_runs
+from ..core.views.wording import plural
 
 CHOICE = "saved_run_choice"         # the run the controls acted on last, apart from the widget
 FILLED = "rename_box_filled_for"    # (run id, name) the rename box was last filled with
@@ -75,8 +76,8 @@ def sweep_group(sweep: SweepInfo, infos: list[runs.RunInfo]) -> None:
                              "point": short_point(m.point, sweep.grid)}
                   for m in members(get_store(), sweep.id)})
     conversations = len({where[r.id].get("conversation") for r in infos})
-    with st.expander(f"Sweep {quoted(sweep.name, 60)} · {len(infos)} runs over "
-                     f"{conversations} conversation(s)"):
+    with st.expander(f"Sweep {quoted(sweep.name, 60)} · {plural(len(infos), 'run')} over "
+                     f"{plural(conversations, 'conversation')}"):
         run_table(infos, where)
 
 

@@ -13,6 +13,7 @@ from ..core.store import Store
 from ..core.transcripts import load_transcript, parse_transcript
 from ..core.tuning.across import SweepInput, input_from_run, input_key, stored_inputs
 from .safe import md_escape
+from ..core.views.wording import plural
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BUNDLED = (DATA / "sample_conversation.txt", DATA / "live_demo.txt")
@@ -60,5 +61,6 @@ def add_file() -> None:
     for conv in transcript.conversations:
         added[input_key(upload.name, conv.id)] = SweepInput(conversation=conv, source=upload.name,
                                                             fmt=transcript.format)
-    st.caption(f"{len(transcript.conversations)} conversation(s) of {md_escape(upload.name)} "
+    st.caption(f"{plural(len(transcript.conversations), 'conversation')} of "
+               f"{md_escape(upload.name)} "
                "can be chosen below.")

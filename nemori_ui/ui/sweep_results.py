@@ -12,6 +12,7 @@ from ..core.tuning.spread import importance, shown_figures, spread, spread_table
 from ..core.tuning.sweep import ORDER
 from .state import get_store, sweep_point
 from .tuning_widgets import FIGURES, figure_label
+from ..core.views.wording import plural
 
 LAST_NAMED = "sweep_last_named"       # the name of the sweep this session ran last
 
@@ -61,7 +62,8 @@ def named_sweeps() -> None:
     table = spread_table(points, params, figures).rename(columns=figure_label)
     # a table, not a grid: a few points, and "0.41 ± 0.03" is read, not sorted
     st.table(table, hide_index=True)
-    st.caption(f"{len(points)} points over {conversations} conversation(s): each figure is "
+    st.caption(f"{plural(len(points), 'point')} over {plural(conversations, 'conversation')}: "
+               f"each figure is "
                "the mean ± sd (sample sd) across the conversations a point ran on.")
     c1, c2 = st.columns([1, 2])
     first = next((f for f in ("evidence_recall", "insights") if f in figures), figures[0])

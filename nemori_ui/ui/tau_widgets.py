@@ -9,6 +9,7 @@ from ..core.views.prediction import admitted, looked_similarities
 from .episodic_charts import similarity_histogram
 from .safe import md_escape
 from .state import current_run, run_data
+from ..core.views.wording import plural
 
 TAU_HELP = ("Memories more similar than τ to an episode are evoked to predict it. Cosine "
             "similarities differ by embedder, so τ does too: " +
@@ -30,7 +31,7 @@ def tau_admits(tau: float, embedder: str) -> None:
         return
     seen = admitted(looked, tau)
     with st.expander(f"What τ = {tau:.2f} admits in the current run: {seen['evoking']} of "
-                     f"{seen['episodes']} episodes would evoke a memory"):
+                     f"{plural(seen['episodes'], 'episode')} would evoke a memory"):
         st.plotly_chart(similarity_histogram(looked, tau), key="run_tau_hist",
                         config={"displayModeBar": False})
         st.caption(md_escape(f"{info.name}: {seen['passing']} of {seen['pairs']} looked-at "

@@ -52,14 +52,23 @@ def timeline_figure(trace: WindowTrace) -> go.Figure:
     return fig
 
 
+# The rule's text is the longest: given its own width, it no longer pushes the score, tokens
+# and retries out of sight on a laptop screen (the span's detail shows it whole).
+SPAN_COLUMNS = {"span": st.column_config.TextColumn(width=150),
+                "decided": st.column_config.TextColumn(width=100),
+                "rule": st.column_config.TextColumn(width=190),
+                "score": st.column_config.NumberColumn(format="%.3f", width=60),
+                "seconds": st.column_config.NumberColumn(format="%.2f", width=64)}
+
+
 def span_table(trace: WindowTrace) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"span": span_name(s), "decided": s.label, "by": s.decided_by, "rule": s.rule,
-          "score": s.score, "start s": s.start_s, "seconds": s.duration_s, "calls": s.calls,
-          "cached": s.cached, "retries": s.retries, "in": s.input_tokens, "out": s.output_tokens}
-         for s in trace.spans],
-        columns=["span", "decided", "by", "rule", "score", "start s", "seconds", "calls",
-                 "cached", "retries", "in", "out"])
+        [{"span": span_name(s), "decided": s.label, "rule": s.rule, "score": s.score,
+          "seconds": s.duration_s, "calls": s.calls, "cached": s.cached, "retries": s.retries,
+          "in": s.input_tokens, "out": s.output_tokens, "start s": s.start_s,
+          "by": s.decided_by} for s in trace.spans],
+        columns=["span", "decided", "rule", "score", "seconds", "calls", "cached", "retries",
+                 "in", "out", "start s", "by"])
 
 
 def span_detail(span: Span, event, calls: dict, run_id: str, config) -> None:

@@ -33,6 +33,7 @@ from .sweep_inputs import add_file, input_choices
 from .sweep_results import LAST_NAMED
 from .task_jobs import mine, outcome, remember, submit, watch
 from .tints import chart_ink
+from ..core.views.wording import plural
 
 WORKERS_HELP = "Ray workers; 1 runs in this process"
 WHATIF_BASE = "whatif_base"      # the run a what-if re-run was made from, to diff against
@@ -107,7 +108,8 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
     planned = plan(store, spec, base)
     total = spec.total(base)
     if planned.stored:
-        st.info(f"{len(planned.stored)} of {total} points are stored already with this input "
+        st.info(f"{len(planned.stored)} of {plural(total, 'point')} are stored already with "
+                f"this input "
                 "and these settings, so they are not run again: they are in the tables below.")
     if workers > 1 and planned.todo and too_few(len(planned.todo), workers):
         st.info(too_few_note(len(planned.todo), workers, "the server's process") + ".")
@@ -115,8 +117,8 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
     if not planned.todo:        # nothing to build: list the stored points as the sweep's now
         work(Job(run_id="", kind="sweep"))
         return
-    submit("sweep", work, f"«{spec.name}»: {len(planned.todo)} points over "
-                                f"{len(spec.inputs)} conversation(s)")
+    submit("sweep", work, f"«{spec.name}»: {plural(len(planned.todo), 'point')} over "
+                                f"{plural(len(spec.inputs), 'conversation')}")
 
 
 def whatif_figure(looked: pd.DataFrame, old: float, new: float) -> go.Figure:
@@ -145,8 +147,8 @@ def whatif_histogram(data: RunData, tau: float) -> None:
     st.plotly_chart(whatif_figure(looked, old, tau), key="whatif_hist",
                     config={"displayModeBar": False})
     st.caption(f"Looked-at similarities: {before['passing']} of {before['pairs']} pass the "
-               f"run's τ = {old:.2f} ({before['evoking']} episodes evoke a memory), "
-               f"{after['passing']} pass τ = {tau:.2f} ({after['evoking']} episodes).")
+               f"run's τ = {old:.2f} ({plural(before['evoking'], 'episode')} evoke a memory), "
+               f"{after['passing']} pass τ = {tau:.2f} ({plural(after['evoking'], 'episode')}).")
 
 
 def whatif_rerun(data: RunData, conv: Conversation, tau: float, first: int | None) -> None:
@@ -178,7 +180,8 @@ def rerun_result(job: Job) -> None:
     llm = point["llm"]
     said = f"Run {info.id} at τ = {info.config.tau:.2f} finished"
     if llm["calls_made"] or llm["calls_reused"]:     # the offline engine makes no call
-        said += f": {llm['calls_made']} calls made, {llm['calls_reused']} reused from the cache"
+        said += (f": {plural(llm['calls_made'], 'call')} made, {llm['calls_reused']} reused "
+                 "from the cache")
     st.success(said + ". It is a point of the sweep too.")
     row = flat(point)
     shown = {k: v for k, v in row.items()

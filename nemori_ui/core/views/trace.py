@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from ..models import LLMCallRecord
 from ..offline import OFFLINE_LABEL
 from ..stage_events import StageEvent, fallback_reasons
+from .wording import plural
 
 STAGE_ORDER = ("partition", "narrate", "integrate", "anticipate", "distill", "consolidate")
 
@@ -52,7 +53,7 @@ def _label(event: StageEvent) -> tuple[str, str, float | None]:
     stage = event.stage
     if stage == "partition":
         repairs = f", {len(p.repairs)} repaired" if p.repairs else ""
-        return f"{len(p.groups)} episodes{repairs}", "; ".join(p.repairs), None
+        return f"{plural(len(p.groups), 'episode')}{repairs}", "; ".join(p.repairs), None
     if stage == "narrate":
         return p.cue or "(no title)", "", None
     if stage == "integrate":
@@ -67,7 +68,7 @@ def _label(event: StageEvent) -> tuple[str, str, float | None]:
         return what, f"τ = {p.tau:g}" if p.tau is not None else "", best
     if stage == "distill":
         covered = f", {len(p.covered)} predicted" if p.covered else ""
-        return f"{len(p.insights)} insights{covered}", p.mode, None
+        return f"{plural(len(p.insights), 'insight')}{covered}", p.mode, None
     if p.action == "summary":
         return f"summary rewritten with {len(p.insights)}", "", None
     best = max((c.score for c in p.candidates), default=None)

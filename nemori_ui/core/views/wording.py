@@ -1,11 +1,10 @@
-"""Counts said in words."""
+"""Words the pages say about a run: counts, and an example question about its own speaker."""
 
 from __future__ import annotations
 
+from ..counts import plural
 
-def plural(n: int, noun: str, nouns: str | None = None) -> str:
-    """'1 conflict', '2 conflicts', '0 conflicts'."""
-    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+__all__ = ["ask_placeholder", "plural"]
 
 
 def ask_placeholder(speakers: list[str]) -> str:
