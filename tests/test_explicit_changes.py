@@ -115,6 +115,11 @@ def test_a_spelt_out_change_needs_less_likeness_than_one_read_from_attributes():
     ("Jo moved to the night team.", "Jo is on the day team."),
     ("Tara no longer teaches yoga.", "Tara teaches yoga on Saturdays."),
     ("Tara doesn't teach yoga anymore.", "Tara teaches yoga on Saturdays."),
+    ("Ana has quit coffee completely.", "Ana drinks two coffees every morning."),
+    ("Ana got a new job at a hotel in Lisbon.", "Ana works at a bakery in Porto."),
+    ("Ana has started eating fish again, so pescatarian now.", "Ana is vegetarian."),
+    ("Leo eats meat again.", "Leo is vegetarian."),
+    ("Yoga is at 7pm from next week on.", "Ana's yoga class is at 6pm."),
 ])
 def test_a_routine_ended_or_changed_conflicts(new, old):
     assert conflict(new, old), (new, old)
@@ -139,6 +144,11 @@ def test_a_routine_ended_or_changed_conflicts(new, old):
     ("Ivy's sister is Marta now.", "Ivy's boss is Helen."),
     ("Tara isn't quitting yoga.", "Tara teaches yoga on Saturdays."),
     ("Jo moved to the new flat.", "Jo is on the day team."),
+    ("Ana got a new job at the bakery in Porto.", "Ana works at a bakery in Porto."),
+    ("Leo eats fish on Fridays.", "Leo is vegetarian."),                       # no change said
+    ("Sam is vegetarian again now.", "Sam is vegetarian."),                     # the same diet
+    ("Leo doesn't eat meat again.", "Leo is vegetarian."),
+    ("Yoga is at 7pm from next week on.", "Ana's book club is at 6pm."),
 ])
 def test_what_only_looks_like_a_routine_change_does_not_conflict(new, old):
     assert not conflict(new, old), (new, old)

@@ -89,6 +89,19 @@ def test_dates_off_the_calendar_stay_as_said():
     assert absolutize("it was yesterday", datetime(1, 1, 1)) == "it was yesterday"
 
 
+def test_a_plural_is_its_word_and_s_unless_the_word_needs_es():
+    from nemori_ui.core.offline.facts import stem
+    assert stem("coffees") == stem("coffee")
+    assert stem("boxes") == stem("box") and stem("wishes") == stem("wish")
+
+
+def test_three_words_of_what_the_speaker_does_are_judged_not_dropped():
+    assert rule("I'm learning Japanese") is None
+    assert rule("I quit smoking!") is None
+    assert rule("I do- Oscar").kind == PHATIC_KIND
+    assert rule("Sounds fun, mate").kind == PHATIC_KIND
+
+
 def test_a_weekend_is_dated_by_its_saturday():
     # MONDAY is 11 March 2024
     assert replace_relative("The fair is this weekend", MONDAY) == \

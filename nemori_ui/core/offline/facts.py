@@ -54,6 +54,8 @@ _MOVED_HOME = re.compile(r"\bmov(?:ed|ing|e)? (?:(?:to|into) (?!(?:" + _MONTH_NA
 def stem(word: str) -> str:
     w = word.lower().strip("'’").removesuffix("'s").removesuffix("’s")
     for suffix in ("ing", "ed", "es", "s"):
+        if suffix == "es" and not w.endswith(("ses", "xes", "zes", "ches", "shes")):
+            continue      # "coffees" is "coffee" + s, as "boxes" is "box" + es
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[:-len(suffix)]
             break

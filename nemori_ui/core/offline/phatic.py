@@ -48,6 +48,7 @@ QUESTION_FORM = re.compile(
     r"have|can|could|will|would)\b)|(?:what|which|how) \w+ (?:do|does|did|is|are|was|were|can|"
     r"will)\b|(?:do|does|did|are|is|was|were|have|has|can|could|will|"
     r"would|should)\s+(?:you|we|they|he|she|it|I)\b)", re.I)
+_SELF_SAYS = re.compile(r"^(?:I|I'm|I've|We|We're|We've)(?:\s+[A-Za-z]+){2}[.!]?$", re.I)
 SPECIFIC = re.compile(r"\b(?!I\b)[A-Z][a-z]+|\d|\b(one|two|three|four|five|six|seven|eight|"
                       r"nine|ten|twelve|twenty|hundred)\b")
 SPECIFIC_BONUS = 0.06
@@ -81,7 +82,9 @@ def rule(clause: str) -> LineDecision | None:
     if LEAVING.match(stripped):
         # precision first: "I'm off to Lyon on Monday" is lost with "I'm off to nap"
         return LineDecision(PHATIC_KIND, "the speaker taking leave", 1.0)
-    if n_words < 4 or n_content < 2:
+    if n_content < 2 or (n_words < 4 and not _SELF_SAYS.match(stripped)):
+        # three words that say what the speaker does ("I'm learning Japanese", "I quit
+        # smoking") are for the classifier to judge, as longer clauses are
         return LineDecision(PHATIC_KIND, "too little content to state a fact", 1.0)
     return None
 

@@ -14,7 +14,8 @@ Each rule compares two statements about the same person (the caller checks the w
   day of the week, said as a change;
 - **new job**: "started a new job at Meta" against "works at Google": a post taken at another
   named employer;
-- **single again** against "is married to Rosa".
+- **single again** against "is married to Rosa";
+- **diet**: "pescatarian now" or "eats fish again" against "is vegetarian".
 
 Precision first: each needs the change said ("now", "switched", "gave up" ...), not inferred.
 """
@@ -37,12 +38,14 @@ _ONGOING = re.compile(r"\b(?:is|are|has been|have been) [a-z]+ing\b|\b(?:every|e
 _SAID_NOW = re.compile(r"\b(?:now|these days|instead|switched|started|starting|from now on|"
                        r"no longer|moved to)\b", re.I)
 # a post taken somewhere new: "started a new job at Meta", "got a job as a nurse at St Mary's"
+# an employer: a name ("Meta", "St Mary's") or a kind of place and where ("a hotel in Lisbon")
+_EMPLOYER = r"((?:[A-Z][\w'’&-]*\s?)+|(?:a|an|the) [a-z]+(?: (?!in\b)[a-z]+)?(?: in [A-Z][a-z]+)?)"
 _NEW_JOB = re.compile(r"\b(?:started|starts|starting|got|took|landed|accepted) (?:a |an |her |his "
                       r"|their )?(?:new )?(?:job|position|post|role)\b[^.;]*?\b(?:at|with|for) "
-                      r"((?:[A-Z][\w'’&-]*\s?)+)|\b(?:joined|now works (?:at|for)|hired by) "
+                      + _EMPLOYER + r"|\b(?:joined|now works (?:at|for)|hired by) "
                       r"((?:[A-Z][\w'’&-]*\s?)+)")
 _WORKS_AT = re.compile(r"\b(?:works?|working|is employed|has a job|teaches|is a [a-z]+) "
-                       r"(?:[a-z]+ ){0,4}?(?:at|for) ((?:[A-Z][\w'’&-]*\s?)+)")
+                       r"(?:[a-z]+ ){0,4}?(?:at|for) " + _EMPLOYER)
 _PARTNERED = re.compile(r"\b(?:married to|is dating|engaged to|'s dating|boyfriend|girlfriend|"
                         r"husband|wife)\b", re.I)
 _SINGLE = re.compile(r"\b(?:is|'s) single(?: again| now)?\b|\bsplit up\b|\bseparated\b", re.I)
@@ -118,7 +121,9 @@ def weekday(a: Parts, b: Parts) -> str | None:
     # the same habit: a word before the day, other than a name, said in both
     habit = {stem(w) for w in words(body(a.text)[:new.start()]) if w[:1].islower()} & \
         {stem(w) for w in words(body(b.text)[:old.start()]) if w[:1].islower()}
-    if not habit - set(STOPWORDS):
+    habit -= set(STOPWORDS)
+    # one person's habit, or a thing's ("book club") said with two of its words
+    if not habit or (a.who != b.who and len(habit) < 2):
         return None
     return f"on {new.group(1)}s now, not {old.group(1)}s"
 
@@ -129,7 +134,7 @@ def new_job(a: Parts, b: Parts) -> str | None:
     if not new or not old:
         return None
     there, before = (new.group(1) or new.group(2)).strip(), old.group(1).strip()
-    if stem(there.split()[0]) == stem(before.split()[0]):
+    if _words(there) & _words(before) or not _words(there) or not _words(before):
         return None
     return f"works at {there} now, not {before}"
 
@@ -140,7 +145,32 @@ def single_again(a: Parts, b: Parts) -> str | None:
     return None
 
 
+_DIETS = ("vegan", "vegetarian", "pescatarian")
+_EATS = re.compile(r"\b(?:eat|eats|eating|ate)\s+(?:some\s+)?(meat|fish|chicken|beef|pork|dairy|"
+                   r"cheese|eggs)\b", re.I)
+
+
+def _diet(text: str) -> str | None:
+    said = {w.lower() for w in words(text)}
+    found = [d for d in _DIETS if d in said]
+    return found[0] if len(found) == 1 else None
+
+
+def diet(a: Parts, b: Parts) -> str | None:
+    """Another diet, or eating what the old one leaves out, said as a change."""
+    new, old = _diet(body(a.text)), _diet(body(b.text))
+    if not old or b.negated or not _SAID_NOW.search(body(a.text) + " " + (
+            "now" if re.search(r"\bagain\b", body(a.text)) else "")):
+        return None
+    if new and new != old:
+        return f"{new} now, not {old}"
+    eats = _EATS.search(body(a.text))
+    if not new and eats and not a.negated:
+        return f"eats {eats.group(1).lower()} now, not {old}"
+    return None
+
+
 def routine_change(a: Parts, b: Parts) -> str | None:
     """Why `a` ends or changes what `b` said one person does, or None."""
     return ended(a, b) or switched(a, b) or commute(a, b) or weekday(a, b) or new_job(a, b) \
-        or single_again(a, b)
+        or single_again(a, b) or diet(a, b)

@@ -24,6 +24,7 @@ import re
 
 from .facts import stem
 from .parts import GENERIC, Parts, parts
+from .routines import weekday
 from .text import MONTHS, STOPWORDS, body, words
 from .when import clocks, dates
 
@@ -39,7 +40,7 @@ _MOVED_TO = re.compile(r"\b(?:moved|pushed(?: back)?|postponed|rescheduled|broug
 _FROM_ON = re.compile(r"\bfrom\b[^,.;]{1,30}?\bon(?:wards)?\b|\b(?:starting|as of|from now on|"
                       r"going forward|now|instead)\b", re.I)
 # an arrangement's head noun before its time: "Daily standup is at", "The rota starts at"
-_ARRANGED = re.compile(r"^(?:the |our |my |a |an )?(?:[A-Za-z]+ ){0,2}?([A-Za-z]+) (?:is|are|"
+_ARRANGED = re.compile(r"^(?:the |our |my |a |an |[A-Z][a-z]+(?:'s|’s) )?(?:[A-Za-z]+ ){0,2}?([A-Za-z]+) (?:is|are|"
                        r"starts|start|begins|begin|opens|open|closes|close|finishes|ends|"
                        r"will be|moves to|moved to) (?:now )?(?:at|from)\b")
 
@@ -51,7 +52,7 @@ def explicit_change(new: str, old: str) -> str | None:
 
 def explicit(a: Parts, b: Parts) -> str | None:
     return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b) \
-        or _instead(a, b) or rechosen(a, b) or _renewed(a, b)
+        or _instead(a, b) or rechosen(a, b) or _renewed(a, b) or weekday(a, b)
 
 
 def _shared(a: Parts, b: Parts) -> set[str]:
@@ -108,8 +109,15 @@ def _moved(a: Parts, b: Parts) -> str | None:
 def _retimed(a: Parts, b: Parts) -> str | None:
     """The same arrangement at another clock time from some day on."""
     new_head, old_head = _ARRANGED.match(body(a.text)), _ARRANGED.match(body(b.text))
-    if not new_head or not old_head or stem(new_head.group(1)) != stem(old_head.group(1)) \
-            or not _FROM_ON.search(body(a.text)[new_head.end():]):
+    if not new_head or not old_head or not _FROM_ON.search(body(a.text)[new_head.end():]):
+        return None
+
+    def named(m: re.Match, text: str) -> set[str]:     # "yoga class" of "Ana's yoga class is"
+        return {stem(w) for w in words(text[:m.end(1)]) if w[:1].islower() or w is words(
+            text[:m.end(1)])[0]} - {stem(w) for w in STOPWORDS}
+    # the same head ("standup"), or one's head named in the other ("Yoga" / "yoga class")
+    if stem(new_head.group(1)) not in named(old_head, body(b.text)) and \
+            stem(old_head.group(1)) not in named(new_head, body(a.text)):
         return None
     # the time the head is given, not others the statement goes on to name ("the 9:30 slot")
     new_time = clocks(body(a.text)[new_head.start(1):].split(",")[0])
