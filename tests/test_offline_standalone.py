@@ -238,3 +238,25 @@ def test_a_he_or_she_with_more_than_one_candidate_or_none_asked_stays_unnamed(be
 def test_a_thing_dated_by_a_relative_day_stands_and_someone_unnamed_does_not():
     assert standalone.judge("The boxes get collected this weekend", SPEAKERS, [])[0] == "thing"
     assert standalone.judge("A friend of mine moved last year", SPEAKERS, [])[0] is None
+
+
+@pytest.mark.parametrize("clause", [
+    "My own, a Bianchi from 2019",
+    "Our 500 Mbps fibre plan",
+    "A small flat near Cadiz",
+    "My cousin Pablo, a nurse in Bilbao",
+])
+def test_a_clause_with_no_verb_is_a_fragment(clause):
+    subject, why = standalone.judge(clause, SPEAKERS, [])
+    assert subject is None and "no verb" in why
+
+
+@pytest.mark.parametrize("clause", [
+    "I cycle to the office",            # a base verb after "I"
+    "My week's been all spreadsheets",  # a contraction
+    "My sister Carmen runs a bakery",
+    "We adopted a rescue greyhound in March",
+])
+def test_a_clause_with_a_verb_is_no_fragment(clause):
+    assert standalone.has_verb(clause)
+    assert standalone.judge(clause, SPEAKERS, [])[0] is not None

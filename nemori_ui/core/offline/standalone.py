@@ -178,6 +178,32 @@ def _addresses_speaker(word: str, speakers: list[str]) -> bool:
     return len(w) >= 3 and any(s.lower().startswith(w) for s in speakers)
 
 
+_BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
+can could may might must should shall won't can't don't doesn't didn't isn't aren't wasn't
+weren't hasn't haven't hadn't couldn't wouldn't shouldn't""".split())
+
+
+_SUBJECT_PRONOUNS = frozenset("i we you they he she".split())
+
+
+def has_verb(clause: str) -> bool:
+    """Some word can be the clause's verb: the word after a subject pronoun, a form of be,
+    have or do, a modal, a contraction ("week's", "we're"), a past form, or a word ending in
+    -ed or in a lower-case -s. Plural nouns pass too: only a clause with none of these ("My
+    own, a Zephyr AX3", "A little place near Chania") is a fragment for sure."""
+    said = words(clause)
+    for i, w in enumerate(said):
+        low = w.lower().replace("’", "'")
+        if i and said[i - 1].lower() in _SUBJECT_PRONOUNS:
+            return True       # "I cycle", "we work": the word after a subject is its verb
+        if low in _BE_HAVE_DO or low in PAST_FORMS or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
+                or (len(low) > 4 and low.endswith("ed")) \
+                or (w[:1].islower() and len(low) > 3 and low.endswith("s")
+                    and not low.endswith("ss")):
+            return True
+    return False
+
+
 def judge(clause: str, speakers: list[str], earlier: list[str],
           one_listener: bool = False) -> tuple[str | None, str]:
     """(subject, reason): the subject the statement will name, or None and why it cannot.
@@ -225,6 +251,8 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
         subject = "thing"
     else:
         return None, "a general remark, about no one in the conversation"
+    if not has_verb(clause):
+        return None, "a fragment with no verb"
     verb = (words(clause)[1:2] or [""])[0].lower()
     if verb in _HYPOTHETICAL or low.endswith("'d"):
         return None, "a hypothetical ('would', 'could', 'might'), not a fact"
