@@ -2,7 +2,7 @@
 
 import pytest
 
-from nemori_ui.core.offline import standalone
+from nemori_ui.core.offline import referents, standalone
 from nemori_ui.core.offline.phatic import rule
 from nemori_ui.core.offline.resolve import normalise_chat, resolve_pronouns, strip_openers
 
@@ -39,28 +39,28 @@ def test_clauses_that_cannot_stand_alone_are_left_out_with_a_reason(clause, why)
 
 
 def test_he_or_she_is_named_by_the_third_party_the_message_introduced():
-    earlier = standalone.referents("My cousin Pablo moved to Bilbao.", SPEAKERS)
+    earlier = referents.referents("My cousin Pablo moved to Bilbao.", SPEAKERS)
     assert earlier == ["Pablo"]
     subject, _ = standalone.judge("He works at the port", SPEAKERS, earlier)
     assert subject == "Pablo"
-    assert standalone.name_third_person("He works at the port", "Pablo") == "Pablo works at the port"
+    assert referents.name_third_person("He works at the port", "Pablo") == "Pablo works at the port"
     assert standalone.judge("He works at the port", SPEAKERS, [])[0] is None
 
 
 def test_a_name_said_with_whose_it_is_names_the_person_not_the_possessive():
-    earlier = standalone.referents("Okay, the bad part: Nuno's contract got cut.", SPEAKERS)
+    earlier = referents.referents("Okay, the bad part: Nuno's contract got cut.", SPEAKERS)
     assert earlier == ["Nuno"]
-    assert standalone.name_third_person("His last day is 23 May", earlier[-1]) == \
+    assert referents.name_third_person("His last day is 23 May", earlier[-1]) == \
         "Nuno's last day is 23 May"
     # two names, the first one's thing named by the second, stay one name
-    assert standalone.referents("Yes, Finch Labs hired her.", SPEAKERS) == ["Finch Labs"]
+    assert referents.referents("Yes, Finch Labs hired her.", SPEAKERS) == ["Finch Labs"]
 
 
 def test_a_capital_that_opens_a_sentence_is_a_name_only_before_a_verb():
     said = "Great day. Last Friday I saw Iris. Sad. Thankfully she called. Tariq said yes."
-    assert standalone.referents(said, SPEAKERS) == ["Iris", "Tariq"]
+    assert referents.referents(said, SPEAKERS) == ["Iris", "Tariq"]
     # an acronym or a weekday is never who "he" or "she" is
-    assert standalone.referents("Nadia got her SIM on Monday, via the API.", SPEAKERS) == \
+    assert referents.referents("Nadia got her SIM on Monday, via the API.", SPEAKERS) == \
         ["Nadia"]
 
 
@@ -129,7 +129,7 @@ def test_a_past_verb_with_its_i_left_out_is_the_speakers_unless_someone_was_just
 
 
 def test_an_adverb_that_opens_a_sentence_is_no_name():
-    assert not standalone.is_name("Still")
+    assert not referents.is_name("Still")
     assert standalone.judge("Still acts like a puppy", SPEAKERS, [])[0] is None
 
 
@@ -195,14 +195,14 @@ def test_a_short_ask_after_the_speakers_statement_is_cut_off_as_talk():
 
 def test_there_is_the_one_place_the_message_named_before():
     said = "Speaking of Sevilla, "
-    assert standalone.name_there("I'm flying there on 2 May", said, SPEAKERS) == \
+    assert referents.name_there("I'm flying there on 2 May", said, SPEAKERS) == \
         "I'm flying to Sevilla on 2 May"
-    assert standalone.name_there("We lived there for years", "My aunt retired to Faro. ",
+    assert referents.name_there("We lived there for years", "My aunt retired to Faro. ",
                                  SPEAKERS) == "We lived in Faro for years"
     # two places, or none: "there" stays and the clause is left out as before
-    assert standalone.name_there("I went there twice", "From Lisbon to Porto. ", SPEAKERS) == \
+    assert referents.name_there("I went there twice", "From Lisbon to Porto. ", SPEAKERS) == \
         "I went there twice"
-    assert standalone.name_there("There is a market", "In Porto. ", SPEAKERS) == \
+    assert referents.name_there("There is a market", "In Porto. ", SPEAKERS) == \
         "There is a market"
 
 
@@ -222,7 +222,7 @@ def test_a_he_or_she_opening_a_reply_is_the_one_person_the_question_named():
     reply = Message(id="m3", speaker="Lucia", text="Yes. He's a baker there, works nights.")
     placed, _ = _standalone("He's a baker, works nights.", reply, SPEAKERS, asked)
     assert placed == "Tariq is a baker, works nights."
-    assert standalone.person_before(["How's Yusuf taking it?"], SPEAKERS) == "Yusuf"
+    assert referents.person_before(["How's Yusuf taking it?"], SPEAKERS) == "Yusuf"
 
 
 @pytest.mark.parametrize("before", [
@@ -232,7 +232,7 @@ def test_a_he_or_she_opening_a_reply_is_the_one_person_the_question_named():
     ["Did Tariq and Ana sign up?"],                            # two people
 ])
 def test_a_he_or_she_with_more_than_one_candidate_or_none_asked_stays_unnamed(before):
-    assert standalone.person_before(before, SPEAKERS) is None
+    assert referents.person_before(before, SPEAKERS) is None
 
 
 def test_a_thing_dated_by_a_relative_day_stands_and_someone_unnamed_does_not():

@@ -14,7 +14,7 @@ from .spelt_out import explicit_change
 from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
-from . import standalone
+from . import referents, standalone
 from .resolve import (normalise_chat, resolve_pronouns, split_ask, split_clauses,
                       strip_openers)
 from .text import content_words, sentences, words
@@ -64,10 +64,10 @@ def _standalone(clause: str, m: Message, speakers: list[str],
     text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
     # the clause may have been given a capital its place in the message did not have
     said = text[:max(0, text.lower().find(clause[:24].lower()))] if clause else ""
-    clause = standalone.name_there(clause, said, speakers)
-    earlier = standalone.referents(said, speakers)
-    if not earlier and standalone.first_word(clause).lower() in standalone.HE_SHE:
-        earlier = [p for p in [standalone.person_before([b.text for b in before[-2:]],
+    clause = referents.name_there(clause, said, speakers)
+    earlier = referents.referents(said, speakers)
+    if not earlier and referents.first_word(clause).lower() in referents.HE_SHE:
+        earlier = [p for p in [referents.person_before([b.text for b in before[-2:]],
                                                         speakers)] if p]
     subject, why = standalone.judge(clause, speakers, earlier,
                                     one_listener=len(speakers) == 2)
@@ -75,8 +75,8 @@ def _standalone(clause: str, m: Message, speakers: list[str],
         return None, why
     if subject == standalone.DROPPED_I:
         clause = "I " + clause[:1].lower() + clause[1:]
-    elif subject != "self" and standalone.first_word(clause).lower() in standalone.THIRD:
-        clause = standalone.name_third_person(clause, subject)
+    elif subject != "self" and referents.first_word(clause).lower() in standalone.THIRD:
+        clause = referents.name_third_person(clause, subject)
     return clause, ""
 
 

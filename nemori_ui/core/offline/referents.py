@@ -1,0 +1,144 @@
+"""Who and where a message names: the people a "he" or "she" can stand for, and places.
+
+"My sister Ana ...", "Marco said ...": a capital that opens a sentence is a name only when a
+verb follows it ("Sad.", "Thankfully they ..." name no one); a name after "in" / "to" /
+"from" is a place, which "he" or "she" never is. A "he" / "she" that opens a reply stands for
+the one person the question before it asked about, and "there" for the one place the message
+named before it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .resolve import ADVERBS, PAST_FORMS
+from .text import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, sentences, words
+
+_KIN = re.compile(r"\b(?:my|our)\s+((?:[a-z]+\s+)?(?:sister|brother|mum|mom|mother|dad|father|"
+                  r"son|daughter|husband|wife|partner|boyfriend|girlfriend|friend|cousin|aunt|"
+                  r"uncle|niece|nephew|grandma|grandmother|grandpa|grandfather|boss|colleague|"
+                  r"neighbour|neighbor|kid|child|baby|dog|cat|puppy|kitten))\s+([A-Z][a-z]+)")
+
+
+def first_word(clause: str) -> str:
+    found = words(clause)
+    return found[0] if found else ""
+
+
+def is_name(word: str) -> bool:
+    return bool(word) and word[:1].isupper() and word.lower() not in STOPWORDS \
+        and word.lower() not in MONTHS and word.lower() not in NUMBER_WORDS \
+        and word.lower() not in _NOT_NAMES and word.lower() not in ADVERBS \
+        and word not in ("I", "I'm", "I've", "I'll", "I'd")
+
+
+# after a name that opens a sentence, a verb of its own: "Dana bought", "Felix is"; a
+# capitalised first word followed by anything else is just the sentence's first word
+AFTER_NAME = re.compile(r"^(?:[A-Z]\S*\s+){0,2}\S+?(?:'s|’s)?\s+(?:is|was|has|had|does|did|will|would|can|and|"
+                         r"[a-z]+ed|[a-z]+s(?! (?:are|were|have)\b))\b|^\S+(?:'s|’s)\s")
+_NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody someone somebody "
+                       "nobody anyone".split())
+_PLACE_BEFORE = frozenset("in to at from near of on into around across through via".split())
+
+
+def referents(text: str, speakers: list[str]) -> list[str]:
+    """Names of third parties a message introduces, in order: "my sister Ana" gives Ana.
+
+    A capital at the start of a sentence is the sentence's, not a name's ("Sad.", "Thankfully
+    they ...", "Seeing how ..."): a word there counts as a name only when a verb follows it
+    ("Marco said", "Dana is", "Mum turns").
+    """
+    found = [m.group(2) for m in _KIN.finditer(text)]
+    for sentence in sentences(text):
+        said = words(sentence)
+        i = 0
+        while i < len(said):
+            # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
+            # an acronym ("SIM", "API") or a weekday names no "he" or "she"
+            if is_name(said[i]) and said[i] not in speakers and not said[i].isupper() \
+                    and said[i].lower() not in WEEKDAYS \
+                    and (i == 0 or said[i - 1].lower() not in _PLACE_BEFORE) \
+                    and (i > 0 or _verb(said[1:2])):
+                j = i + 1
+                while j < len(said) and is_name(said[j]) and not said[j - 1].endswith(("'s", "’s")):
+                    j += 1
+                # "Finch Labs" is one name; "Marco's contract" names Marco
+                name = " ".join(said[i:j]).removesuffix("'s").removesuffix("’s")
+                if name not in found:
+                    found.append(name)
+                i = j
+            else:
+                i += 1
+    return found
+
+
+_PETS = re.compile(r"\b(?:dog|cat|puppy|kitten|pup|hamster|rabbit|horse|parrot)\s+([A-Z][a-z]+)")
+HE_SHE = frozenset("he she he's she's he'll she'll his her".split())
+
+
+# someone spoken of without a name, who a "he" or "she" could be as well: "your mum's"
+_UNNAMED = re.compile(r"\b(?:my|your|his|her|our|their|the)\s+(?:mum|mom|mother|dad|father|"
+                      r"sister|brother|wife|husband|partner|boyfriend|girlfriend|boss|son|"
+                      r"daughter|aunt|uncle|gran|grandma|grandpa|friend|bride|groom|teacher|"
+                      r"doctor|manager|neighbour|neighbor)(?:['’]s)?\b(?!\s+[A-Z])", re.I)
+
+
+def person_before(texts: list[str], speakers: list[str]) -> str | None:
+    """Who a "he" / "she" that opens a reply stands for: the one person the question just
+    asked ("How's Yusuf taking it?", "Is he still on the contract?" after "Marco said ...")
+    named, when no pet ("my dog Biscuit") and no one unnamed ("your mum") is in the running."""
+    if not texts or not texts[-1].rstrip().endswith("?"):
+        return None
+    for text in reversed(texts):
+        if _UNNAMED.search(text):
+            return None
+        named = referents(text, speakers)
+        if named:
+            pets = {m.group(1) for m in _PETS.finditer(text)}
+            return named[0] if len(named) == 1 and named[0] not in pets else None
+    return None
+
+
+def _verb(next_word: list[str]) -> bool:
+    w = next_word[0].lower() if next_word else ""
+    return w in PAST_FORMS or w in _AUXILIARIES or (len(w) > 3 and w.endswith(("ed", "s"))
+                                                    and not w.endswith("ss"))
+
+
+_AUXILIARIES = frozenset("is was has had does did will would can could may might must "
+                         "should and".split())
+
+
+# a place the message named before: "Speaking of Madrid", "we landed in Porto"
+_PLACE = re.compile(r"\b(?i:in|to|from|near|around|visit|visiting|of)\s+((?:[A-Z][a-z]+)"
+                    r"(?:\s[A-Z][a-z]+){0,2})")
+_THERE = re.compile(r"\b(?:(go|going|goes|went|gone|move|moving|moved|fly|flying|flew|drive|"
+                    r"driving|drove|head|heading|headed|get|getting|got|come|coming|came|back)\s+)?"
+                    r"there\b(?!['’]s)(?! (?:is|are|was|were)\b)")
+
+
+def name_there(clause: str, said: str, speakers: list[str]) -> str:
+    """Put the one place named earlier in the message where "there" stands ("Speaking of
+    Madrid, I'm going there in April" → "going to Madrid"); with none or several, as said."""
+    places = {m.group(1) for m in _PLACE.finditer(said)
+              if is_name(m.group(1).split()[0]) and m.group(1) not in speakers
+              and m.group(1).split()[0].lower() not in WEEKDAYS}
+    if len(places) != 1 or not _THERE.search(clause):
+        return clause
+    place = places.pop()
+    return _THERE.sub(lambda m: f"{m.group(1)} to {place}" if m.group(1) else f"in {place}",
+                      clause, count=1)
+
+
+def name_third_person(clause: str, name: str) -> str:
+    """Put the name a leading "he" / "she" / "his" / "her" stands for in its place."""
+    first = first_word(clause)
+    low = first.lower().replace("’", "'")
+    if low in ("his", "her", "their"):
+        rep = f"{name}'s"
+    elif "'" in low:
+        rep = name + {"'s": " is", "'ll": " will", "'d": " would"}[low[low.index("'"):]]
+    else:
+        rep = name
+    at = clause.index(first)
+    return clause[:at] + rep + clause[at + len(first):]
