@@ -56,21 +56,11 @@ def _statement(clause: str, m: Message, addressee: str | None) -> str:
     return fact[:1].upper() + fact[1:]
 
 
-def _lower_case_words(messages: list[Message]) -> frozenset[str]:
-    """Words the episode says in lower case, where it writes names with capitals at all: in a
-    chat typed all in lower case ("sam cycles to work now"), case tells nothing."""
-    said = [w for m in messages for s in sentences(normalise_chat(m.text)) for w in words(s)[1:]]
-    if not any(w[:1].isupper() and w != "I" and not w.startswith("I'") for w in said):
-        return frozenset()
-    return frozenset(w.lower() for w in said if w[:1].islower())
-
-
 def _standalone(clause: str, m: Message, speakers: list[str],
-                before: tuple[Message, ...] = (),
-                common: frozenset[str] = frozenset()) -> tuple[str | None, str]:
+                before: tuple[Message, ...] = ()) -> tuple[str | None, str]:
     """The clause with a leading "he" / "she" named, or None and why it cannot stand alone.
     `before`: the episode's messages before this one, latest last, for a "he" / "she" that
-    opens a message whose own words name no one; `common`: the episode's lower-case words."""
+    opens a message whose own words name no one."""
     text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
     # the clause may have been given a capital its place in the message did not have
     said = text[:max(0, text.lower().find(clause[:24].lower()))] if clause else ""
@@ -80,7 +70,7 @@ def _standalone(clause: str, m: Message, speakers: list[str],
         earlier = [p for p in [referents.person_before([b.text for b in before[-2:]],
                                                         speakers)] if p]
     subject, why = standalone.judge(clause, speakers, earlier,
-                                    one_listener=len(speakers) == 2, common=common)
+                                    one_listener=len(speakers) == 2)
     if subject is None:
         return None, why
     if subject == standalone.DROPPED_I:
@@ -128,16 +118,14 @@ def read_episodes(episodes: list[list[Message]],
     for j, d in zip(open_at, classifier.decide_vectors(
             said, classifier.embedder.embed(said) if said else None)):
         decisions[j] = d
-    texts, common = {}, {}
+    texts = {}
     for j, d in enumerate(decisions):
         if d.kind != KNOWLEDGE_KIND:
             continue
         e, i, clause = pending[j]
         messages = episodes[e]
         speakers = list(dict.fromkeys(m.speaker for m in messages))
-        if e not in common:
-            common[e] = _lower_case_words(messages)
-        placed, why = _standalone(clause, messages[i], speakers, tuple(messages[:i]), common[e])
+        placed, why = _standalone(clause, messages[i], speakers, tuple(messages[:i]))
         if placed is None:
             decisions[j] = LineDecision(VAGUE_KIND, why, d.score)
         else:

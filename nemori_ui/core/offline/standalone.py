@@ -118,23 +118,20 @@ def has_verb(clause: str) -> bool:
     return False
 
 
-def common_word(first: str, speakers: list[str], common: frozenset[str]) -> bool:
-    """A capital that opens the clause is the sentence's, not a name's, when the word is said in
-    lower case elsewhere in the episode ("Art can be ..." beside "my art") or is a gerund
-    ("Volunteering is ...")."""
+def gerund(first: str, speakers: list[str]) -> bool:
+    """A capital on a gerund that opens the clause is the sentence's, not a name's
+    ("Volunteering is a great way to meet people")."""
     base = first.lower().replace("’", "'").removesuffix("'s")
-    return first not in speakers and (base in common or (len(base) > 5 and base.endswith("ing")))
+    return first not in speakers and len(base) > 5 and base.endswith("ing")
 
 
 def judge(clause: str, speakers: list[str], earlier: list[str],
-          one_listener: bool = False,
-          common: frozenset[str] = frozenset()) -> tuple[str | None, str]:
+          one_listener: bool = False) -> tuple[str | None, str]:
     """(subject, reason): the subject the statement will name, or None and why it cannot.
 
     `earlier`: third parties named before this clause in the same message, for "he" / "she".
     A third-person subject is replaced in the clause by the caller with the returned name.
     `one_listener`: only one person is spoken to, so "you" is who they are.
-    `common`: words the episode says in lower case, which a capital does not make a name.
     """
     first = first_word(clause)
     low = first.lower().replace("’", "'")
@@ -164,10 +161,10 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
         if earlier:
             return None, "a verb with no subject, after someone else was named"
         subject = DROPPED_I
-    elif is_name(first) and common_word(first, speakers, common) \
-            and _DATED.search(clause[len(first):]) and not _speaks_of_self(words(clause)):
-        subject = "thing"     # "Standup is at ten from 19 February on", "Housewarming is the 27th"
-    elif is_name(first) and not common_word(first, speakers, common) \
+    elif is_name(first) and gerund(first, speakers) and _DATED.search(clause[len(first):]) \
+            and not _speaks_of_self(words(clause)):
+        subject = "thing"     # "Bowling is at eight from 4 March on"
+    elif is_name(first) and not gerund(first, speakers) \
             and (first in speakers or AFTER_NAME.match(clause)):
         subject = first.removesuffix("'s").removesuffix("’s")
     elif low not in STOPWORDS and _speaks_of_self(words(clause)):
