@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,13 @@ def sample_run(tmp_path_factory):
 
     store = open_store(tmp_path_factory.mktemp("sample-home"))
     return store, run_sample(store)
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """Stop the browser tests' shared Chromium once the next test opens no browser (or none is
+    left): see tests/browser_app.py."""
+    browser_app = sys.modules.get("tests.browser_app")
+    if browser_app is None:
+        return
+    if nextitem is None or getattr(nextitem.module, "open_browser", None) is None:
+        browser_app.close_shared_browser()
