@@ -30,6 +30,17 @@ def shared_numba_cache(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def minilm_memo(request, monkeypatch):
+    """MiniLM answers a call it answered before from memory (tests/embed_memo.py), except in
+    the tests of the model itself."""
+    if request.module.__name__.endswith("test_embed"):
+        return
+    from nemori_ui.core.embed.minilm import MiniLMEmbedder
+    from tests.embed_memo import memo_embed
+    monkeypatch.setattr(MiniLMEmbedder, "embed", memo_embed)
+
+
+@pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
     """No test reads or writes the real ~/.nemori_ui, nor sees a real API key."""
     home = tmp_path / "home"
