@@ -32,8 +32,8 @@ def shared_numba_cache(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def minilm_memo(request, monkeypatch):
     """MiniLM answers a call it answered before from memory (tests/embed_memo.py), except in
-    the tests of the model itself."""
-    if request.module.__name__.endswith("test_embed"):
+    the tests of the model itself and of this memory."""
+    if request.module.__name__.split(".")[-1].startswith("test_embed"):
         return
     from nemori_ui.core.embed.minilm import MiniLMEmbedder
     from tests.embed_memo import memo_embed
