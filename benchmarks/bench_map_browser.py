@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser_app import app_server, open_browser, open_home, open_nav  # noqa: E402
+from tests.browser_app import (app_server, close_shared_browser, open_browser,  # noqa: E402
+                               open_home, open_nav)
 from tests.test_browser_map import big_run  # noqa: E402
 
 UMAP_S = 600
@@ -60,6 +61,7 @@ def main() -> None:
         open_nav(page, "memory_map", re.compile("Memory map"))
         page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
         again = time.perf_counter() - started
+    close_shared_browser()
     print(f"memory map again (UMAP cached): {again:.2f} s")
     print(f"{caption.split(':')[0]}: first visit {first:.2f} s ({shown.split('.')[0]}); "
           f"UMAP shown {umap:.1f} s later without a reload")

@@ -89,27 +89,59 @@ def app_server(home: Path, log: Path):
                 proc.wait()
 
 
+_SHARED: dict = {}
+
+
+def shared_browser():
+    """One Chromium for the browser tests that run one after another: launching it took 1-3 s
+    a test. Started on first use, and again if it went away."""
+    need_chromium()
+    browser = _SHARED.get("browser")
+    if browser is None or not browser.is_connected():
+        close_shared_browser()
+        _SHARED["playwright"] = playwright_api.sync_playwright().start()
+        _SHARED["browser"] = _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM,
+                                                                    args=CHROMIUM_ARGS)
+    return _SHARED["browser"]
+
+
+def close_shared_browser() -> None:
+    """Stop the shared Chromium and its driver. While the driver runs, this thread counts as
+    inside an event loop (asyncio.run refuses to start), so the suite stops it as soon as the
+    next test is not a browser test."""
+    browser, driver = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
+    try:
+        if browser is not None and browser.is_connected():
+            browser.close()
+    finally:
+        if driver is not None:
+            driver.stop()
+
+
 @contextmanager
 def open_browser(viewport=(1400, 1000), failure_shot: str | None = "failure.png"):
-    """A Chromium page with the step timeout set; on an error its screen is saved to
-    tests/output/screenshots/failure_shot before the browser closes."""
-    need_chromium()
+    """A Chromium page with the step timeout set, in a context of its own (no cookies, storage
+    or cache from another test); on an error its screen is saved to
+    tests/output/screenshots/failure_shot before the context closes."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
-        page.set_default_timeout(STEP_MS)
+    context = shared_browser().new_context(viewport={"width": viewport[0],
+                                                     "height": viewport[1]})
+    page = context.new_page()
+    page.set_default_timeout(STEP_MS)
+    try:
+        yield page
+    except BaseException:
+        if failure_shot:
+            try:
+                page.screenshot(path=SHOTS / failure_shot)
+            except Exception:  # noqa: BLE001 - the page may be gone; the error matters
+                pass
+        raise
+    finally:
         try:
-            yield page
-        except BaseException:
-            if failure_shot:
-                try:
-                    page.screenshot(path=SHOTS / failure_shot)
-                except Exception:  # noqa: BLE001 - the page may be gone; the error matters
-                    pass
-            raise
-        finally:
-            browser.close()
+            context.close()
+        except Exception:  # noqa: BLE001 - a dead browser is launched again by the next test
+            pass
 
 
 # A page is ready when its script run has ended, no element is a stale leftover of the previous

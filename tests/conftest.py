@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,17 @@ def shared_numba_cache(tmp_path_factory):
         patch.setenv("NUMBA_CACHE_DIR", str(tmp_path_factory.mktemp("numba-cache")))
     yield
     patch.undo()
+
+
+@pytest.fixture(autouse=True)
+def minilm_memo(request, monkeypatch):
+    """MiniLM answers a call it answered before from memory (tests/embed_memo.py), except in
+    the tests of the model itself and of this memory."""
+    if request.module.__name__.split(".")[-1].startswith("test_embed"):
+        return
+    from nemori_ui.core.embed.minilm import MiniLMEmbedder
+    from tests.embed_memo import memo_embed
+    monkeypatch.setattr(MiniLMEmbedder, "embed", memo_embed)
 
 
 @pytest.fixture(autouse=True)
@@ -83,3 +95,13 @@ def sample_run(tmp_path_factory):
 
     store = open_store(tmp_path_factory.mktemp("sample-home"))
     return store, run_sample(store)
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """Stop the browser tests' shared Chromium once the next test opens no browser (or none is
+    left): see tests/browser_app.py."""
+    browser_app = sys.modules.get("tests.browser_app")
+    if browser_app is None:
+        return
+    if nextitem is None or getattr(nextitem.module, "open_browser", None) is None:
+        browser_app.close_shared_browser()
