@@ -164,8 +164,8 @@ def test_presenter_mode_on_the_live_page(tmp_path):
         page.get_by_role("button", name="Play", exact=True).click()
         banner = page.locator(".presenter-banner.banner-predicted")
         banner.wait_for(timeout=90_000)
-        assert banner.inner_text().startswith("Window 2: predicted, not stored")
-        assert "Maya drinks three cups of strong coffee" in banner.inner_text()
+        assert banner.inner_text().startswith("Window 3: predicted, not stored")
+        assert "Maya's manager approved Maya's leave" in banner.inner_text()
         assert page.get_by_role("button", name="Pause", exact=True).is_visible(), \
             "the play ended before the banner showed"
         page.screenshot(path=SHOTS / "live-presenter-banner-1280.png")
@@ -173,11 +173,11 @@ def test_presenter_mode_on_the_live_page(tmp_path):
         assert in_view(page, banner), "the banner is out of sight"
         assert in_view(page, page.get_by_text("Buffer", exact=True).first), "buffer out of sight"
         newest = page.locator(".live-newest")
-        assert newest.inner_text().startswith("Window 2") and in_view(page, newest)
+        assert newest.inner_text().startswith("Window 3") and in_view(page, newest)
         assert in_view(page, page.locator("span", has_text=re.compile("^new$")).first), \
             "the newest decisions are out of sight"
         log = page.locator('[data-testid="stTable"]').first
-        assert log.locator("tbody tr").first.inner_text().split()[0] == "2", \
+        assert log.locator("tbody tr").first.inner_text().split()[0] == "3", \
             "the windows log does not say which window a row is"
 
         # scrolled away, the page comes back to the newest decisions when a window closes
