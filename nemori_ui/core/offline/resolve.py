@@ -116,10 +116,10 @@ def strip_openers(clause: str, names: list[str]) -> str:
     text = _OPENER.sub("", clause).strip()
     for _ in range(2):
         first, sep, rest = text.partition(",")
-        if sep and _addresses(first.strip(" !"), names):
+        if sep and addresses(first.strip(" !"), names):
             text = _OPENER.sub("", rest.strip()).strip()
     head, sep, last = text.rpartition(",")
-    if sep and _addresses(last.strip(" !.?"), names):
+    if sep and addresses(last.strip(" !.?"), names):
         text = head.strip()
     text = re.sub(r"^(?:hey|hi|hello|dear)\s+\w+[!,.]?\s*", "", text, flags=re.I)
     text = _drop_lead(text)
@@ -155,7 +155,7 @@ def _drop_lead(text: str) -> str:
     return text
 
 
-def _addresses(word: str, names: list[str]) -> bool:
+def addresses(word: str, names: list[str]) -> bool:
     """A speaker's name, or its short form ("Mel" for Melanie), used to address them."""
     w = word.lower()
     if not w or " " in w:

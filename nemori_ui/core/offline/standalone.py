@@ -26,7 +26,7 @@ import re
 
 from .dates import RELATIVE
 from .referents import AFTER_NAME, first_word, is_name
-from .resolve import PAST_FORMS
+from .resolve import PAST_FORMS, addresses
 from .text import MONTHS, STOPWORDS, WEEKDAYS, words
 
 SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
@@ -82,14 +82,9 @@ def listener_fact(clause: str, speakers: list[str]) -> bool:
         return False
     if any(w.lower() in _ADVICE or w.lower() in _HYPOTHETICAL for w in said[1:3]):
         return False
-    rest = [w for w in said[1:] if w not in speakers and not _addresses_speaker(w, speakers)]
+    rest = [w for w in said[1:] if not addresses(w.removesuffix("'s"), speakers)]
     return any(any(ch.isdigit() for ch in w) or w.lower() in MONTHS or w.lower() in WEEKDAYS
                or is_name(w) for w in rest)
-
-
-def _addresses_speaker(word: str, speakers: list[str]) -> bool:
-    w = word.lower().removesuffix("'s")
-    return len(w) >= 3 and any(s.lower().startswith(w) for s in speakers)
 
 
 _BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
