@@ -101,6 +101,9 @@ def test_a_spelt_out_change_needs_less_likeness_than_one_read_from_attributes():
     ("Fay stopped going to the gym.", "Fay goes to the gym every morning."),
     ("Kim and Alex broke up.", "Kim is dating Alex."),
     ("Ana switched to day shifts.", "Ana works night shifts at the hospital."),
+    ("Dev will switch over to Home 900 on 19 March.", "Dev is on Home 300."),
+    ("Lu upgraded to the iPhone 15.", "Lu has an iPhone 12."),
+    ("Ana is switching to day shifts.", "Ana works night shifts at the hospital."),
     ("Mia cycles to work now.", "Mia takes the bus to work."),
     ("Dan runs on Thursdays now.", "Dan runs on Tuesdays."),
     ("Carl has three dogs now.", "Carl has two dogs."),
@@ -133,6 +136,9 @@ def test_a_routine_ended_or_changed_conflicts(new, old):
     ("Mia cycles to work.", "Mia takes the bus to work."),                     # no change said
     ("Dan swims on Thursdays now.", "Dan runs on Tuesdays."),                  # another habit
     ("Ana switched to the night bus.", "Ana works night shifts at the hospital."),
+    ("Dev won't switch to Home 900.", "Dev is on Home 300."),                 # negated
+    ("Dev will switch over to Home 900.", "Dev's flat is at 12 Home Road."),  # no plan named
+    ("Lu upgraded to the iPhone 15.", "Lu's sister has an iPhone 12 Pro."),
     ("Ana went to an open-air concert.", "Ana went to a jazz concert."),       # went to, no switch
     ("Raj started a new job at Google.", "Raj works at Google."),              # the same employer
     ("Raj joined a book club.", "Raj works at Google."),

@@ -7,7 +7,8 @@ Each rule compares two statements about the same person (the caller checks the w
   or as a habit ("goes to the gym every morning"), sharing a name or a word of it; something
   merely owned ("rides his new bike") is not ended by "sold his old bike";
 - **switched**: "switched to day shifts" against "works night shifts": the same thing with
-  another word before it;
+  another word before it; "will switch over to Home 900" against "is on Home 300": the same
+  named plan or model with another number;
 - **commute**: "cycles to work now" against "takes the bus to work": another way of getting to
   the same place, said as a change;
 - **weekday**: "runs on Thursdays now" against "runs on Tuesdays": the same habit on another
@@ -49,8 +50,11 @@ _WORKS_AT = re.compile(r"\b(?:works?|working|is employed|has a job|teaches|is a 
 _PARTNERED = re.compile(r"\b(?:married to|is dating|engaged to|'s dating|boyfriend|girlfriend|"
                         r"husband|wife)\b", re.I)
 _SINGLE = re.compile(r"\b(?:is|'s) single(?: again| now)?\b|\bsplit up\b|\bseparated\b", re.I)
-_SWITCHED = re.compile(r"\b(?:switched|changed|swapped|moved) (?:over )?to (?:the |a |an )?"
-                       r"([a-z]+) ([a-z]+)", re.I)
+_SWITCHED = re.compile(r"\b(?:switch(?:ed|es|ing)?|chang(?:ed|es|ing)|swap(?:ped|s|ping)?|"
+                       r"upgrad(?:ed|es|ing|e)|downgrad(?:ed|es|ing|e)|moved) (?:over )?to "
+                       r"(?:the |a |an )?([a-z]+) ([a-z]+|\d+)", re.I)
+# a plan or model named with a number: "Home 900", "iPhone 15", "Plan B" is a name, not this
+_NUMBERED = re.compile(r"\b([a-z]?[A-Z][A-Za-z]+) (\d+)\b")
 _PLACES = r"(?:to|into) (?:work|the office|school|uni|college|campus|the studio)"
 _MODES = {"bus": "bus", "buses": "bus", "train": "train", "trains": "train", "tram": "tram",
           "tube": "tube", "metro": "metro", "ferry": "ferry", "drive": "car", "drives": "car",
@@ -88,7 +92,15 @@ def ended(a: Parts, b: Parts) -> str | None:
 
 def switched(a: Parts, b: Parts) -> str | None:
     found = _SWITCHED.search(body(a.text))
-    if not found:
+    if not found or NEGATED_BEFORE.search(body(a.text)[:found.start()]):
+        return None
+    numbered = _NUMBERED.match(body(a.text), found.start(1))
+    if numbered:
+        # "switch over to Home 900" against "is on Home 300": the same name, another number
+        name, number = numbered.groups()
+        for old in _NUMBERED.finditer(body(b.text)):
+            if old.group(1) == name and old.group(2) != number:
+                return f"{name}: {old.group(2)} → {number}"
         return None
     new_word, head = found.group(1).lower(), found.group(2).lower()
     if new_word in STOPWORDS or head in STOPWORDS:
