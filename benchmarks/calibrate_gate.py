@@ -34,7 +34,7 @@ LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 PAIRS = ROOT / "tests" / "fixtures" / "gate_pairs.json"
 ADMIT = 0.95
 OLD_GATE = 0.60
-CONFLICT_SIM = PipelineConfig().offline.conflict_sim
+LIMITS = PipelineConfig().offline   # what the gate's reading of parts compares against
 
 
 def memory(text: str, n: int = 1) -> SemanticMemory:
@@ -44,7 +44,7 @@ def memory(text: str, n: int = 1) -> SemanticMemory:
 def asked(insight: str, stored: str, score: float, gate: float, read_parts: bool) -> bool:
     if not read_parts:
         return score >= gate
-    return why_ask(insight, [(memory(stored), score)], gate, CONFLICT_SIM) is not None
+    return why_ask(insight, [(memory(stored), score)], gate, LIMITS) is not None
 
 
 def pair_figures(pairs: list[dict], embedder) -> float:
@@ -81,7 +81,7 @@ def stream_figures(path: Path, conv_id: str, role: str, gate: float, embedder) -
         best = np.argsort(-scores)[:5]
         candidates = [(memory(facts[j], int(j)), float(scores[j])) for j in best]
         for g in calls:
-            calls[g] += why_ask(facts[i], candidates, g, CONFLICT_SIM) is not None
+            calls[g] += why_ask(facts[i], candidates, g, LIMITS) is not None
     n = len(facts) - 1
     print(f"{conv_id} ({role}): {n} observations after the first; a call for " +
           ", ".join(f"{calls[g] / n:.0%} at {g:.2f}" for g in calls))
