@@ -269,3 +269,47 @@ def test_a_capital_on_a_gerund_names_no_one():
     # a name stays a name, and a clause with the speaker in it is theirs
     assert standalone.judge("Tariq runs the stall", SPEAKERS, [])[0] == "Tariq"
     assert standalone.judge("Starting June I'll be in Leeds", SPEAKERS, [])[0] == "self"
+
+
+@pytest.mark.parametrize("clause,kept", [
+    ("I'm Rafa, one of the coaches here", "I'm one of the coaches here"),
+    ("this is Rafa from the Madrid office", "I'm from the Madrid office"),
+    ("My name is Rafa Ortiz, from the bike shop", "I'm from the bike shop"),
+    ("I'm Rafa and I'll be running the session", "I'll be running the session"),
+    ("I'm ready for the trip", "I'm ready for the trip"),
+    ("It's Rafa's birthday on Friday", "It's Rafa's birthday on Friday"),
+])
+def test_a_self_introduction_states_what_follows_the_speakers_own_name(clause, kept):
+    assert standalone.without_own_name(clause, "Rafa") == kept
+
+
+@pytest.mark.parametrize("clause", ["I'm Rafa", "Rafa here", "it's Rafa again", "I'm rafa."])
+def test_a_self_introduction_that_only_gives_the_name_states_nothing(clause):
+    assert standalone.without_own_name(clause, "Rafa") is None
+
+
+def test_an_introduction_in_a_message_is_stored_without_the_name_said_twice():
+    from datetime import datetime
+    from nemori_ui.core.offline.knowledge import _standalone, _statement
+    from nemori_ui.core.models import Message
+    m = Message(id="m0001", speaker="Rafa", text="Hi Lucia! I'm Rafa, one of the coaches here.",
+                timestamp=datetime(2024, 5, 1, 9, 0))
+    clause, _ = _standalone("I'm Rafa, one of the coaches here", m, SPEAKERS)
+    assert _statement(clause, m, "Lucia") == "Rafa is one of the coaches here."
+    assert _standalone("I'm Rafa", m, SPEAKERS)[0] is None
+
+
+@pytest.mark.parametrize("clause", ["Snores most of the night", "Barks two times a minute at the postman"])
+def test_a_capitalised_verb_and_a_lower_case_word_are_no_name(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] is None
+
+
+@pytest.mark.parametrize("clause", ["Weekly review is at 4pm on Fridays",
+                                    "Spare key is with the neighbour at number 12",
+                                    "Team dinner was moved to Dos Hermanos"])
+def test_a_thing_named_without_an_article_stands_when_it_gives_a_specific(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] == "thing"
+
+
+def test_a_thing_named_without_an_article_and_no_specific_is_a_general_remark():
+    assert standalone.judge("Weekends are quieter", SPEAKERS, [])[0] is None

@@ -34,7 +34,8 @@ def is_name(word: str) -> bool:
 
 # after a name that opens a sentence, a verb of its own: "Dana bought", "Felix is"; a
 # capitalised first word followed by anything else is just the sentence's first word
-AFTER_NAME = re.compile(r"^(?:[A-Z]\S*\s+){0,2}\S+?(?:'s|’s)?\s+(?:is|was|has|had|does|did|will|would|can|and|"
+# (every word of a name has its capital: "Sleeps twenty hours" is no name "Sleeps twenty")
+AFTER_NAME = re.compile(r"^[A-Z]\S*?(?:\s+[A-Z]\S*?){0,2}(?:'s|’s)?\s+(?:is|was|has|had|does|did|will|would|can|and|"
                          r"[a-z]+ed|[a-z]+s(?! (?:are|were|have)\b))\b|^\S+(?:'s|’s)\s")
 _NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody someone somebody "
                        "nobody anyone".split())

@@ -57,6 +57,8 @@ _SPECIFIC = re.compile(r"\d|\b(?!I\b)[A-Z][a-z]+|\b(?i:" + "|".join(sorted(MONTH
 _DATED = re.compile(r"\d|\b(?i:" + "|".join(sorted(MONTHS) + list(WEEKDAYS)) + r")\b|\b(?:at|from) "
                     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon)\b")
 DROPPED_I = "self, the 'I' left out"
+# one or two words and a form of be, have or will: the subject is what they name
+_BARE_THING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)? (?:is|are|was|were|will|has|had)\b")
 _HYPOTHETICAL = frozenset("would 'd could might should".split())
 
 
@@ -165,6 +167,10 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
     elif low not in STOPWORDS and _speaks_of_self(words(clause)):
         # "Drawing flowers is one of my faves", "Starting March I'll be in the office"
         subject = "self"
+    elif is_name(first) and _BARE_THING.match(clause) and _SPECIFIC.search(clause[len(first):]):
+        # "Daily standup is at 9:30", "Load test is booked for 20 March": a thing named with
+        # no article, its capital the sentence's
+        subject = "thing"
     elif low in ("the", "a", "an") and (_SPECIFIC.search(clause[len(first):])
                                         or (low == "the" and RELATIVE.search(clause))):
         # "The cathedral concert moved to 23 March", "The tickets get migrated this weekend"
@@ -180,3 +186,32 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
         return None, f"'{_DANGLING.search(clause).group(0)}' refers to something the " \
                      "statement does not name"
     return subject, ""
+
+
+# "I'm Rosa", "my name is Rosa", "this is Rosa", "Rosa here": the speaker naming themselves
+_INTRODUCES = r"(?:i['’]?m|i am|my name['’]?s|my name is|this is|it['’]?s)"
+# after the name: a surname, "here", an "and" before what the clause goes on to say
+_AFTER_OWN_NAME = (r"\b(?!['’])(?-i:\s+(?!I\b)[A-Z][\w-]*\b(?!['’]))?"
+                   r"[\s,;:–—-]*(?:here\b)?[\s,;:–—-]*(?:and\s+)?(.*)$")
+
+
+def without_own_name(clause: str, speaker: str) -> str | None:
+    """The clause with the speaker's own name taken out of a self-introduction, or None when
+    the name was all it said. The name is already who says every line, so "I'm Rosa, one of
+    the agents here" states "I'm one of the agents here", not "Rosa is Rosa, ..."; and
+    "Hi, it's Dev again" states nothing. A clause that names no one this way is returned as is.
+    """
+    names = {speaker, speaker.split()[0]} if speaker.strip() else set()
+    for name in sorted(names, key=len, reverse=True):
+        own = re.escape(name)
+        hit = re.match(rf"\s*(?:{_INTRODUCES}\s+{own}|{own}\s+here\b){_AFTER_OWN_NAME}",
+                       clause, re.I)
+        if not hit:
+            continue
+        rest = hit.group(1).strip()
+        if not [w for w in words(rest) if w.lower() not in STOPWORDS and w.lower() != "again"]:
+            return None
+        if first_word(rest).lower().replace("’", "'") in SELF:
+            return rest
+        return "I'm " + rest
+    return clause
