@@ -288,6 +288,10 @@ def test_a_self_introduction_that_only_gives_the_name_states_nothing(clause):
     assert standalone.without_own_name(clause, "Rafa") is None
 
 
+def test_a_self_introduction_by_the_short_form_of_the_name_is_read_as_one():
+    assert standalone.without_own_name("I'm Mel, from billing", "Melanie Ortiz") == "I'm from billing"
+
+
 def test_an_introduction_in_a_message_is_stored_without_the_name_said_twice():
     from datetime import datetime
     from nemori_ui.core.offline.knowledge import _standalone, _statement

@@ -189,10 +189,11 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
 
 
 # "I'm Rosa", "my name is Rosa", "this is Rosa", "Rosa here": the speaker naming themselves
-_INTRODUCES = r"(?:i['’]?m|i am|my name['’]?s|my name is|this is|it['’]?s)"
-# after the name: a surname, "here", an "and" before what the clause goes on to say
-_AFTER_OWN_NAME = (r"\b(?!['’])(?-i:\s+(?!I\b)[A-Z][\w-]*\b(?!['’]))?"
-                   r"[\s,;:–—-]*(?:here\b)?[\s,;:–—-]*(?:and\s+)?(.*)$")
+_INTRODUCTION = re.compile(r"\s*(?:(?:i['’]?m|i am|my name['’]?s|my name is|this is|it['’]?s)\s+"
+                           r"(?P<after>[\w-]+)|(?P<before>[\w-]+)\s+here\b)"
+                           # a surname, "here", an "and" before what the clause goes on to say
+                           r"\b(?!['’])(?-i:\s+(?!I\b)[A-Z][\w-]*\b(?!['’]))?"
+                           r"[\s,;:–—-]*(?:here\b)?[\s,;:–—-]*(?:and\s+)?(?P<rest>.*)$", re.I)
 
 
 def without_own_name(clause: str, speaker: str) -> str | None:
@@ -201,17 +202,12 @@ def without_own_name(clause: str, speaker: str) -> str | None:
     the agents here" states "I'm one of the agents here", not "Rosa is Rosa, ..."; and
     "Hi, it's Dev again" states nothing. A clause that names no one this way is returned as is.
     """
-    names = {speaker, speaker.split()[0]} if speaker.strip() else set()
-    for name in sorted(names, key=len, reverse=True):
-        own = re.escape(name)
-        hit = re.match(rf"\s*(?:{_INTRODUCES}\s+{own}|{own}\s+here\b){_AFTER_OWN_NAME}",
-                       clause, re.I)
-        if not hit:
-            continue
-        rest = hit.group(1).strip()
-        if not [w for w in words(rest) if w.lower() not in STOPWORDS and w.lower() != "again"]:
-            return None
-        if first_word(rest).lower().replace("’", "'") in SELF:
-            return rest
-        return "I'm " + rest
-    return clause
+    hit = _INTRODUCTION.match(clause)
+    if not hit or not addresses(hit.group("after") or hit.group("before"), speaker.split()[:1]):
+        return clause
+    rest = hit.group("rest").strip()
+    if not [w for w in words(rest) if w.lower() not in STOPWORDS and w.lower() != "again"]:
+        return None
+    if first_word(rest).lower().replace("’", "'") in SELF:
+        return rest
+    return "I'm " + rest
