@@ -3,6 +3,9 @@ and retries; offline decisions in order with the rule and score that decided the
 
 from __future__ import annotations
 
+import random
+from datetime import timedelta
+
 import pytest
 
 from nemori_ui.core.llm import LLMGateway, OpenAIChatBackend
@@ -47,6 +50,21 @@ def test_a_model_run_traces_every_decision_of_a_window_with_its_calls(store, ope
     totals = stage_totals(trace)
     assert [t.stage for t in totals] == [s for s in STAGE_ORDER if s in {t.stage for t in totals}]
     assert sum(t.calls for t in totals) == len(calls)
+
+
+def test_no_span_passes_the_end_of_its_window_once_rounded(store, openai_server):
+    openai_server.responder = respond
+    events, calls, _ = _trace(store, run(store, openai_server))
+    # sends and replies a fraction of a millisecond off the rounding steps, as real ones fall
+    draw = random.Random(7)
+    for _ in range(200):
+        moved = [c.model_copy(update={
+            "latency_s": c.latency_s + draw.random() / 1000,
+            "created_at": c.created_at + timedelta(microseconds=draw.randrange(1000))})
+            for c in calls]
+        trace = window_trace(0, events, moved)
+        assert all(round(s.start_s + s.duration_s, 6) <= trace.duration_s
+                   for s in trace.spans if s.start_s is not None)
 
 
 def test_a_window_run_again_from_the_cache_is_traced_untimed(store, openai_server):

@@ -107,7 +107,9 @@ def window_trace(window: int, events: list[StageEvent],
         if sent and origin is not None:
             starts = [c.created_at.timestamp() - c.latency_s - origin for c in sent]
             ends = [c.created_at.timestamp() - origin for c in sent]
-            span.start_s, span.duration_s = round(min(starts), 3), round(max(ends) - min(starts), 3)
+            # the duration from the rounded ends, so a span never passes the window's rounded end
+            span.start_s = round(min(starts), 3)
+            span.duration_s = round(round(max(ends), 3) - span.start_s, 3)
             end = max(end, max(ends))
         spans.append(span)
     return WindowTrace(window=window, spans=spans, duration_s=round(end, 3),
