@@ -6,10 +6,11 @@ the grid component itself and the text measured in the grid's own font."""
 from __future__ import annotations
 
 import re
+import time
 
 from nemori_ui.core.store import open_store, runs
-from tests.browser_app import (RUN_HEADING, SHOTS, app_server, need_chromium, open_browser,
-                               open_home, open_nav, settle)
+from tests.browser_app import (RUN_HEADING, SHOTS, STEP_MS, app_server, need_chromium,
+                               open_browser, open_home, open_nav, settle)
 from tests.browser_runs import stored_run
 
 # every grid on the page: its columns (title, left edge, width), the width it shows, the text
@@ -39,7 +40,15 @@ GRIDS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn
 
 
 def grid_with(page, title: str) -> dict:
-    grids = [g for g in page.evaluate(GRIDS) if any(c["title"] == title for c in g["columns"])]
+    """The first grid with a column titled `title`, waiting for it to be drawn: a click's
+    rerun can still be on its way when the page last looked settled."""
+    deadline = time.monotonic() + STEP_MS / 1000
+    while True:
+        grids = [g for g in page.evaluate(GRIDS)
+                 if any(c["title"] == title for c in g["columns"])]
+        if grids or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(250)
     assert grids, f"no table with a {title!r} column"
     return grids[0]
 
