@@ -17,7 +17,7 @@ from nemori_ui.core.eval.conversation import _answer_one
 from nemori_ui.core.llm import LLMGateway, MemoryResponseCache, ScriptedBackend
 from nemori_ui.core.llm.openai_backend import OpenAIChatBackend
 from nemori_ui.core.models import Episode, Message, SemanticMemory
-from nemori_ui.core.offline import OfflineDecider
+from nemori_ui.core.deciders.offline import OfflineDecider
 from nemori_ui.core.pipeline.bundle import StageClients
 from nemori_ui.core.pipeline.decisions import ConsolidationDecision, Insight
 from nemori_ui.core.pipeline.episodic import repair_partition
@@ -27,7 +27,7 @@ from nemori_ui.core.pipeline.semantic import consolidate, evoke
 from nemori_ui.core.stage_events import (ConsolidateEvent, ConsolidatePayload, DistillEvent,
                                          DistillPayload)
 from nemori_ui.core.pipeline.state import MemoryState
-from nemori_ui.core.prompts.decider import LLMDecider
+from nemori_ui.core.deciders.llm import LLMDecider
 from nemori_ui.core.store import open_store, records
 from nemori_ui.core.store.runs import create_run
 from nemori_ui.core.transcripts import parse_transcript
