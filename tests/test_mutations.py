@@ -18,7 +18,7 @@ from nemori_ui.core.llm import LLMGateway, MemoryResponseCache, ScriptedBackend
 from nemori_ui.core.llm.openai_backend import OpenAIChatBackend
 from nemori_ui.core.models import Episode, Message, SemanticMemory
 from nemori_ui.core.deciders.offline import OfflineDecider
-from nemori_ui.core.pipeline.bundle import StageClients
+from nemori_ui.core.pipeline.bundle import StageContext
 from nemori_ui.core.pipeline.decisions import ConsolidationDecision, Insight
 from nemori_ui.core.pipeline.episodic import repair_partition
 from nemori_ui.core.pipeline.events import EventLog
@@ -191,7 +191,7 @@ def test_a_merge_without_merged_text_keeps_the_targets_text():
                       source_message_ids=["m0001"])
     log = EventLog(0, 0)
     config = PipelineConfig(consolidation="always")     # the reply is the test, not the gate
-    consolidate(StageClients(decider, emb, state, config, log), ep, [insight])
+    consolidate(StageContext(decider, emb, state, config, log), ep, [insight])
     [active] = state.active_memories()
     assert active.id != target.id and active.origin == "merge"
     assert "Maya works at Finch Labs" in active.text
