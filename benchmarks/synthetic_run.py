@@ -18,7 +18,7 @@ import numpy as np
 
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.models import Conversation, Episode, Message, SemanticMemory
-from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.deciders.offline import OFFLINE_LABEL
 from nemori_ui.core.stage_events import StageEvent, build_event
 from nemori_ui.core.store import open_store, records, runs
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.llm.redact import strip_url_credentials
-from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.deciders.offline import OFFLINE_LABEL
 from nemori_ui.core.views.wording import ask_placeholder
 from nemori_ui.core.projection import pca_project, point_vectors, points_frame
 from nemori_ui.core.episode_lines import attach_lines

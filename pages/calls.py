@@ -6,7 +6,7 @@ import streamlit as st
 
 from nemori_ui.core.llm.servers import is_local_server
 from nemori_ui.core.llm.usage import count_calls
-from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.deciders.offline import OFFLINE_LABEL
 from nemori_ui.core.prompts import prompt_texts
 from nemori_ui.core.prompts.distill import dates_kept
 from nemori_ui.core.store import call_log

@@ -22,6 +22,7 @@ LAYERS = (
     ("store", "transcripts"),
     ("llm", "embed", "vectors"),
     ("pipeline", "episode_lines", "offline", "prompts"),
+    ("deciders",),                  # the engine and the prompts behind the pipeline's protocol
     ("retrieval", "clients", "summary", "export", "projection", "jobs", "executors",
      "replay"),
     ("views", "eval"),

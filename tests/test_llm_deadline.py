@@ -249,8 +249,8 @@ def test_an_html_page_and_a_refused_connection_are_named_with_the_url(openai_ser
 def test_an_exact_duplicate_is_kept_out_whatever_the_model_would_say():
     from nemori_ui.core.llm import ScriptedBackend
     from nemori_ui.core.models import SemanticMemory
-    from nemori_ui.core.offline import OfflineDecider
-    from nemori_ui.core.prompts.decider import LLMDecider
+    from nemori_ui.core.deciders.offline import OfflineDecider
+    from nemori_ui.core.deciders.llm import LLMDecider
 
     backend = ScriptedBackend(default={"reason": "looks new", "action": "new", "targets": [],
                                        "merged_text": None})

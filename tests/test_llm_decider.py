@@ -9,8 +9,8 @@ import pytest
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import LLMGateway, ScriptedBackend
 from nemori_ui.core.models import Episode, Message, SemanticMemory
-from nemori_ui.core.offline import OfflineDecider
-from nemori_ui.core.prompts.decider import LLMDecider
+from nemori_ui.core.deciders.offline import OfflineDecider
+from nemori_ui.core.deciders.llm import LLMDecider
 from tests.fakes import HashEmbedder
 
 T0 = datetime(2023, 5, 8, 13, 56)

@@ -11,7 +11,7 @@ import pytest
 
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.models import Episode, Message, SemanticMemory
-from nemori_ui.core.pipeline.bundle import StageClients
+from nemori_ui.core.pipeline.bundle import StageContext
 from nemori_ui.core.pipeline.events import EventLog
 from nemori_ui.core.pipeline.semantic import anticipate_and_distill
 from nemori_ui.core.pipeline.state import MemoryState
@@ -156,7 +156,7 @@ def test_with_nothing_evoked_no_prediction_is_asked_for():
     episode = _episode("ep0001", "Ana talks about her garden")
     log = EventLog(0, 0)
     msgs = [Message(id="m0001", speaker="Ana", text="I grow tomatoes in my garden.")]
-    anticipate_and_distill(StageClients(decider, HashEmbedder(), state, PipelineConfig(), log),
+    anticipate_and_distill(StageContext(decider, HashEmbedder(), state, PipelineConfig(), log),
                            episode, msgs)
     assert "anticipate" not in decider.seen
     event = next(e for e in log.events if e.stage == "anticipate")
@@ -173,7 +173,7 @@ def test_an_integrated_episode_recalls_what_its_first_part_taught():
     decider = ScriptedDecider()
     log = EventLog(0, 0)
     msgs = [Message(id="m0001", speaker="Ana", text="I grow tomatoes in my garden.")]
-    anticipate_and_distill(StageClients(decider, HashEmbedder(), state, PipelineConfig(tau=0.99),
+    anticipate_and_distill(StageContext(decider, HashEmbedder(), state, PipelineConfig(tau=0.99),
                                         log), merged, msgs)
     event = next(e for e in log.events if e.stage == "anticipate")
     assert [(x.id, x.passed, x.continued) for x in event.payload.evoked] == \

@@ -17,8 +17,8 @@ from nemori_ui.core.eval.conversation import _answer_one
 from nemori_ui.core.llm import LLMGateway, MemoryResponseCache, ScriptedBackend
 from nemori_ui.core.llm.openai_backend import OpenAIChatBackend
 from nemori_ui.core.models import Episode, Message, SemanticMemory
-from nemori_ui.core.offline import OfflineDecider
-from nemori_ui.core.pipeline.bundle import StageClients
+from nemori_ui.core.deciders.offline import OfflineDecider
+from nemori_ui.core.pipeline.bundle import StageContext
 from nemori_ui.core.pipeline.decisions import ConsolidationDecision, Insight
 from nemori_ui.core.pipeline.episodic import repair_partition
 from nemori_ui.core.pipeline.events import EventLog
@@ -27,7 +27,7 @@ from nemori_ui.core.pipeline.semantic import consolidate, evoke
 from nemori_ui.core.stage_events import (ConsolidateEvent, ConsolidatePayload, DistillEvent,
                                          DistillPayload)
 from nemori_ui.core.pipeline.state import MemoryState
-from nemori_ui.core.prompts.decider import LLMDecider
+from nemori_ui.core.deciders.llm import LLMDecider
 from nemori_ui.core.store import open_store, records
 from nemori_ui.core.store.runs import create_run
 from nemori_ui.core.transcripts import parse_transcript
@@ -191,7 +191,7 @@ def test_a_merge_without_merged_text_keeps_the_targets_text():
                       source_message_ids=["m0001"])
     log = EventLog(0, 0)
     config = PipelineConfig(consolidation="always")     # the reply is the test, not the gate
-    consolidate(StageClients(decider, emb, state, config, log), ep, [insight])
+    consolidate(StageContext(decider, emb, state, config, log), ep, [insight])
     [active] = state.active_memories()
     assert active.id != target.id and active.origin == "merge"
     assert "Maya works at Finch Labs" in active.text

@@ -9,7 +9,7 @@ import pytest
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.export import run_document
-from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.deciders.offline import OFFLINE_LABEL
 from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.store import open_store, records, runs
 from nemori_ui.core.transcripts import load_transcript

@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import LLMGateway, ScriptedBackend
 from nemori_ui.core.models import Message
-from nemori_ui.core.offline import OfflineDecider
+from nemori_ui.core.deciders.offline import OfflineDecider
 from nemori_ui.core.prompts import PRESETS, PROMPTS, distill, narrate, partition, prompt_texts
-from nemori_ui.core.prompts.decider import LLMDecider
+from nemori_ui.core.deciders.llm import LLMDecider
 from nemori_ui.core.store import open_store, runs
 from tests.cli_runner import run_cli
 from tests.conftest import ROOT, SAMPLE

@@ -7,7 +7,7 @@ import pytest
 
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.models import Message, SemanticMemory
-from nemori_ui.core.pipeline.bundle import StageClients
+from nemori_ui.core.pipeline.bundle import StageContext
 from nemori_ui.core.pipeline.decisions import (ConsolidationDecision, Insight, PartitionDecision,
                                                SelectDecision)
 from nemori_ui.core.pipeline.episodic import (build_episode, integrate_episode, make_windows,
@@ -23,9 +23,9 @@ from tests.fakes import HashEmbedder, ScriptedDecider
 T0 = datetime(2024, 3, 4, 18, 0)
 
 
-def kit(decider, log, emb=None, state=None, by_id=None, **settings) -> StageClients:
+def kit(decider, log, emb=None, state=None, by_id=None, **settings) -> StageContext:
     """The bundle a stage takes, with what these tests leave out filled in."""
-    return StageClients(decider=decider, embedder=HashEmbedder() if emb is None else emb,
+    return StageContext(decider=decider, embedder=HashEmbedder() if emb is None else emb,
                         state=MemoryState(64) if state is None else state,
                         config=PipelineConfig(**settings), log=log,
                         by_id={} if by_id is None else by_id)

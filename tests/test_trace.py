@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from nemori_ui.core.llm import LLMGateway, OpenAIChatBackend
-from nemori_ui.core.offline import OFFLINE_LABEL
+from nemori_ui.core.deciders.offline import OFFLINE_LABEL
 from nemori_ui.core.replay import decision_changes, replay_call, replays_of
 from nemori_ui.core.store import call_log, open_store, records
 from nemori_ui.core.llm.store_sink import StoreCallSink

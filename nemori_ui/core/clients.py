@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 from .config import PipelineConfig
 from .embed import CachedEmbedder
-from .offline import OfflineDecider
+from .deciders.offline import OfflineDecider
 from .pipeline.runner import Clients
 from .store import Store
 from .store.caches import SqliteResponseCache, SqliteVectorCache
@@ -86,7 +86,7 @@ def build_clients(config: PipelineConfig, store: Store | None, *, api_key: str |
     offline = OfflineDecider(embedder, config.offline)
     if config.backend == "offline" and backend is None:
         return Clients(decider=offline, embedder=embedder)
-    from .prompts.decider import LLMDecider
+    from .deciders.llm import LLMDecider
     notes: list[str] = []
     probe = backend is None
     if backend is None:

@@ -9,7 +9,7 @@ import streamlit as st
 from ..core.eval import paper, results, tables
 from ..core.eval.ablations import VARIANTS
 from ..core.eval.judge import JUDGE_PRESETS
-from ..core.offline import OFFLINE_LABEL
+from ..core.deciders.offline import OFFLINE_LABEL
 from ..core.views.calls import format_cost
 from . import tints
 from .safe import html_text, md_escape

@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from ..core.offline import OFFLINE_LABEL
+from ..core.deciders.offline import OFFLINE_LABEL
 from ..core.store import runs
 from ..core.views.run_data import RunData
 from .look import app_style

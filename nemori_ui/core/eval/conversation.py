@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from ..config import PipelineConfig
 from ..models import Conversation
-from ..offline import OFFLINE_LABEL
+from ..deciders.offline import OFFLINE_LABEL
 from ..llm.sink import call_context
 from ..pipeline.runner import run_windows, start_run
 from ..retrieval import load_memory

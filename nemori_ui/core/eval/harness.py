@@ -18,7 +18,7 @@ from ..executors import IN_PROCESS, Executor, Place, TasksFailed, worker_key
 from ..llm.pricing import estimate_cost
 from ..llm.usage import COUNT_KEYS, count_calls
 from ..models import Transcript
-from ..offline import OFFLINE_LABEL
+from ..deciders.offline import OFFLINE_LABEL
 from ..store import Store, call_log
 from . import qa, results
 from .ablations import build_config, variant

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..offline import OFFLINE_LABEL
+from ..deciders.offline import OFFLINE_LABEL
 from ..prompts import answer
 from . import paper
 from .ablations import VARIANTS

@@ -13,7 +13,7 @@ from .state import MemoryState
 
 
 @dataclass
-class StageClients:
+class StageContext:
     """The decider and embedder a stage asks, the memory it reads and writes, the run's
     settings, the window's event log, and the run's messages by id."""
     decider: Decider

@@ -11,7 +11,7 @@ from ..embed import Embedder
 from ..episode_lines import line_text
 from ..models import Episode, Message, RawEpisode
 from ..stage_events import EpisodeCandidate, IntegratePayload, PartitionPayload
-from .bundle import StageClients
+from .bundle import StageContext
 from .decisions import NarrationDecision
 
 
@@ -65,7 +65,7 @@ def _group_of_nearest_before(groups: list[list[int]], idx: int) -> list[int]:
     return best
 
 
-def partition_window(c: StageClients, window: list[Message]) -> list[RawEpisode]:
+def partition_window(c: StageContext, window: list[Message]) -> list[RawEpisode]:
     decision = c.decider.partition(window)
     groups, repairs = repair_partition(decision.groups, len(window))
     topics = decision.topics if len(decision.topics) == len(decision.groups) and not repairs else []
@@ -83,7 +83,7 @@ def embed_episode_text(embedder: Embedder, cue: str, narrative: str) -> list[flo
     return embedder.embed([f"{cue}\n{narrative}"])[0].astype(np.float32).tolist()
 
 
-def narrate_raws(c: StageClients, raws: list[RawEpisode]) -> list[NarrationDecision]:
+def narrate_raws(c: StageContext, raws: list[RawEpisode]) -> list[NarrationDecision]:
     """Narratives of one window are independent of each other, so they are written in parallel."""
     groups = [c.messages(raw.message_ids) for raw in raws]
     concurrency = c.config.concurrency
@@ -96,7 +96,7 @@ def narrate_raws(c: StageClients, raws: list[RawEpisode]) -> list[NarrationDecis
         return [job.result() for job in jobs]
 
 
-def build_episode(c: StageClients, raw: RawEpisode, decision: NarrationDecision) -> Episode:
+def build_episode(c: StageContext, raw: RawEpisode, decision: NarrationDecision) -> Episode:
     said = c.messages(raw.message_ids)
     if c.config.episode_match == "narrative+messages":
         # embedded now, into the run's vector cache, so answering finds every line there
@@ -108,7 +108,7 @@ def build_episode(c: StageClients, raw: RawEpisode, decision: NarrationDecision)
                    embedding=embed_episode_text(c.embedder, decision.cue, decision.narrative))
 
 
-def integrate_episode(c: StageClients, new: Episode) -> Episode:
+def integrate_episode(c: StageContext, new: Episode) -> Episode:
     """Merge `new` into the episode it continues (§3.2.3), or store it as it is.
 
     Returns the episode the semantic stages work on: the merged one or `new` itself.

@@ -20,7 +20,7 @@ from ..progress import Progress
 from ..stage_events import NarratePayload
 from ..store import Store
 from ..store import records, runs
-from .bundle import StageClients
+from .bundle import StageContext
 from .decisions import Decider
 from .episodic import build_episode, integrate_episode, make_windows, narrate_raws, partition_window
 from .events import EventLog
@@ -123,7 +123,7 @@ def _keep_calls(store, run_id, clients) -> None:
 
 def _process_window(store, run_id, w, window, by_id, state, clients, config, report) -> None:
     log = EventLog(w, records.next_event_seq(store, run_id))
-    c = StageClients(decider=clients.decider, embedder=clients.embedder, state=state,
+    c = StageContext(decider=clients.decider, embedder=clients.embedder, state=state,
                      config=config, log=log, by_id=by_id)
     report("partition")
     raws = partition_window(c, window)

@@ -13,7 +13,7 @@ from ..config import PipelineConfig
 from ..models import Episode, Message, SemanticMemory
 from ..stage_events import (AnticipatePayload, ConsolidatePayload, DistillPayload,
                             EvokedMemory, MemoryCandidate, SummaryPayload)
-from .bundle import StageClients
+from .bundle import StageContext
 from .consolidation_gate import why_ask
 from .decisions import Insight
 from .state import MemoryState
@@ -51,7 +51,7 @@ def evoke(state: MemoryState, episode: Episode,
     return passed, listing
 
 
-def anticipate_and_distill(c: StageClients, episode: Episode,
+def anticipate_and_distill(c: StageContext, episode: Episode,
                            messages: list[Message]) -> list[Insight]:
     """Predict the episode from what is known, then keep what the prediction missed (§3.3.1-2).
 
@@ -95,7 +95,7 @@ def anticipate_and_distill(c: StageClients, episode: Episode,
     return result.insights
 
 
-def consolidate(c: StageClients, episode: Episode, insights: list[Insight]) -> None:
+def consolidate(c: StageContext, episode: Episode, insights: list[Insight]) -> None:
     if not insights:
         return
     if c.config.management == "summary":
@@ -106,7 +106,7 @@ def consolidate(c: StageClients, episode: Episode, insights: list[Insight]) -> N
         _consolidate_one(c, episode, insight, vector)
 
 
-def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
+def _consolidate_one(c: StageContext, episode: Episode, insight: Insight,
                      vector: np.ndarray) -> None:
     decider, state, config, embedder = c.decider, c.state, c.config, c.embedder
     candidates = [] if config.management == "naive" else state.search_memories(vector, config.k_m)
@@ -183,7 +183,7 @@ def _consolidate_one(c: StageClients, episode: Episode, insight: Insight,
                memory_ids=[memory.id] + [t.id for t in targets], call_ids=call_ids)
 
 
-def _rewrite_summary(c: StageClients, episode: Episode, insights: list[Insight]) -> None:
+def _rewrite_summary(c: StageContext, episode: Episode, insights: list[Insight]) -> None:
     """Flat-summary management (Appendix A.1): each rewrite is a new version of one memory."""
     state = c.state
     previous = state.active_memories()

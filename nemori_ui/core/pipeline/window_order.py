@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from ..models import Episode
 from ..stage_events import Payload
-from .bundle import StageClients
+from .bundle import StageContext
 from .decisions import Insight
 from .semantic import anticipate_and_distill
 
@@ -35,7 +35,7 @@ class HeldEvents:
             log.emit(payload, **ids)
 
 
-def distill_window(c: StageClients,
+def distill_window(c: StageContext,
                    episodes: list[Episode]) -> list[tuple[Episode, list[Insight]]]:
     """Each episode with its insights, all predicted from the store before the window."""
     def one(episode: Episode) -> tuple[HeldEvents, list[Insight]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..models import LLMCallRecord
-from ..offline import OFFLINE_LABEL
+from ..deciders.offline import OFFLINE_LABEL
 from ..stage_events import StageEvent, fallback_reasons
 from .wording import plural
 

@@ -9,10 +9,10 @@ from ..models import Episode, Message, SemanticMemory
 from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, ConsolidationDecision,
                                   DistillDecision, Insight, NarrationDecision, PartitionDecision,
                                   SelectDecision, SummaryDecision)
-from . import episodes, knowledge
-from .knowledge import VAGUE_KIND
-from .phatic import PhaticClassifier
-from .text import sentences
+from ..offline import episodes, knowledge
+from ..offline.knowledge import VAGUE_KIND
+from ..offline.phatic import PhaticClassifier
+from ..offline.text import sentences
 
 OFFLINE_LABEL = "offline engine, no LLM"
 

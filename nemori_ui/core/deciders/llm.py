@@ -16,9 +16,9 @@ from ..models import Episode, Message, SemanticMemory
 from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, ConsolidationDecision,
                                   Decider, Decision, DistillDecision, Insight, NarrationDecision,
                                   PartitionDecision, SelectDecision, SummaryDecision)
-from . import (MAX_TOKENS, answer, anticipate, cold_start, consolidate, direct_distill, distill,
-               integrate, narrate, partition, select, summarize)
 from ..llm.servers import display_model
+from ..prompts import (MAX_TOKENS, answer, anticipate, cold_start, consolidate, direct_distill,
+                       distill, integrate, narrate, partition, select, summarize)
 
 D = TypeVar("D", bound=Decision)
 
