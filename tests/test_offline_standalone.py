@@ -317,3 +317,22 @@ def test_a_thing_named_without_an_article_stands_when_it_gives_a_specific(clause
 
 def test_a_thing_named_without_an_article_and_no_specific_is_a_general_remark():
     assert standalone.judge("Weekends are quieter", SPEAKERS, [])[0] is None
+
+
+@pytest.mark.parametrize("clause,subject", [
+    ("Tomas got a place at the conservatory", "Tomas"),
+    ("Mateo told Lucia about the flat in Gràcia", "Mateo"),
+    ("Inés bought a cargo bike for the school run", "Inés"),
+])
+def test_a_name_before_a_past_form_not_in_ed_is_who_the_clause_is_about(clause, subject):
+    assert standalone.judge(clause, SPEAKERS, [])[0] == subject
+
+
+@pytest.mark.parametrize("clause", [
+    "Grandad thinks it's too cold for the beach",
+    "The physio said it was healing well on 3 May",
+    "Marisol reckons that it is the best tapas bar in Seville",
+])
+def test_what_someone_said_of_an_unnamed_it_is_left_out(clause):
+    subject, why = standalone.judge(clause, SPEAKERS, [])
+    assert subject is None and "refers" in why

@@ -39,6 +39,9 @@ REFERENCE = frozenset("it it's its that that's this these those there there's he
 # an object pronoun or a place adverb that points back at something unnamed
 _DANGLING = re.compile(r"\b(?:it|them|there|this one|that one)\b(?!['’]s)(?! (?:is|are|was|were)\b)",
                        re.I)
+# what someone said or thought of a thing left unnamed: "Dr Okafor said it's promising"
+_REPORTED_IT = re.compile(r"\b(?:said|says|say|thinks|think|thought|reckons|reckon)\s+(?:that\s+)?"
+                          r"(?:it|it's|it’s|it is|it was)\b", re.I)
 # the commonest verbs that open an order or a suggestion
 IMPERATIVE = frozenset("""check look take do don't let try tell go come see make give keep
 remember imagine hope enjoy have get bring send call text grab show stop ask think picture
@@ -182,9 +185,9 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
     verb = (words(clause)[1:2] or [""])[0].lower()
     if verb in _HYPOTHETICAL or low.endswith("'d"):
         return None, "a hypothetical ('would', 'could', 'might'), not a fact"
-    if _DANGLING.search(clause):
-        return None, f"'{_DANGLING.search(clause).group(0)}' refers to something the " \
-                     "statement does not name"
+    dangling = _DANGLING.search(clause) or _REPORTED_IT.search(clause)
+    if dangling:
+        return None, f"'{dangling.group(0)}' refers to something the statement does not name"
     return subject, ""
 
 
