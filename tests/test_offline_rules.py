@@ -348,3 +348,11 @@ def test_a_reply_names_who_the_question_before_it_asked_about():
                 Message(id="m3", speaker="Ana", text="Yes. He's a baker at the Forum market.")]
     clauses = read_episodes([messages], PhaticClassifier(load_minilm()))[0]
     assert "Tariq is a baker at the Forum market." in [c.text for c in clauses]
+
+
+def test_a_merge_never_repeats_a_sentence_the_memory_already_holds():
+    from nemori_ui.core.offline.knowledge import merged_text
+    said = "On Saturday Lucia took her nephews to a climbing wall."
+    known = "Lucia is hooked on bouldering. " + said
+    assert merged_text(said, [known]) == known
+    assert merged_text(said.upper(), [known]) == known

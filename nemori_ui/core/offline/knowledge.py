@@ -258,9 +258,11 @@ def merged_text(insight: str, targets: list[str]) -> str:
         said = details(text)
         parts = [p for p in parts if not details(p) < said]      # a fuller statement replaces
         known = set().union(*(details(p) for p in parts)) if parts else set()
-        if not parts or not said <= known:
-            if text.lower() not in (p.lower() for p in parts):
-                parts.append(text)
+        # a sentence already said adds nothing, whoever it opens with: the details of a merged
+        # memory leave out the name its first sentence opens with, not the name in a later one
+        held = {s.lower() for p in parts for s in sentences(p)}
+        if not parts or not (said <= known or all(s.lower() in held for s in sentences(text))):
+            parts.append(text)
     return " ".join(parts)
 
 
