@@ -336,3 +336,21 @@ def test_a_name_before_a_past_form_not_in_ed_is_who_the_clause_is_about(clause, 
 def test_what_someone_said_of_an_unnamed_it_is_left_out(clause):
     subject, why = standalone.judge(clause, SPEAKERS, [])
     assert subject is None and "refers" in why
+
+
+@pytest.mark.parametrize("clause", [
+    "Yoga's a great way to switch off",
+    "Life's about the little things",
+    "Music's so good for the soul",
+])
+def test_a_remark_whose_s_says_is_stays_a_general_remark(clause):
+    subject, why = standalone.judge(clause, SPEAKERS, [])
+    assert subject is None and "general remark" in why
+
+
+def test_someone_whose_s_says_is_stands_when_they_speak_or_were_named_before():
+    assert standalone.judge("Lucia's a nurse at the children's hospital", SPEAKERS, [])[0] == \
+        "Lucia"
+    assert standalone.judge("Tomas's a sound engineer in Bilbao", SPEAKERS, ["Tomas"])[0] == \
+        "Tomas"
+    assert standalone.judge("Tomas's sister runs a bakery", SPEAKERS, [])[0] == "Tomas"

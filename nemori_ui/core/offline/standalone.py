@@ -125,6 +125,10 @@ def gerund(first: str, speakers: list[str]) -> bool:
     return first not in speakers and len(base) > 5 and base.endswith("ing")
 
 
+def _owner(word: str) -> str:
+    return word.removesuffix("'s").removesuffix("’s")
+
+
 def judge(clause: str, speakers: list[str], earlier: list[str],
           one_listener: bool = False) -> tuple[str | None, str]:
     """(subject, reason): the subject the statement will name, or None and why it cannot.
@@ -165,8 +169,8 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
             and not _speaks_of_self(words(clause)):
         subject = "thing"     # "Bowling is at eight from 4 March on"
     elif is_name(first) and not gerund(first, speakers) \
-            and (first in speakers or AFTER_NAME.match(clause)):
-        subject = first.removesuffix("'s").removesuffix("’s")
+            and (_owner(first) in speakers or _owner(first) in earlier or AFTER_NAME.match(clause)):
+        subject = _owner(first)
     elif low not in STOPWORDS and _speaks_of_self(words(clause)):
         # "Drawing flowers is one of my faves", "Starting March I'll be in the office"
         subject = "self"
