@@ -123,6 +123,10 @@ def test_a_spelt_out_change_needs_less_likeness_than_one_read_from_attributes():
     ("Ana has started eating fish again, so pescatarian now.", "Ana is vegetarian."),
     ("Leo eats meat again.", "Leo is vegetarian."),
     ("Yoga is at 7pm from next week on.", "Ana's yoga class is at 6pm."),
+    ("Ana was laid off in May.", "Ana works at the bakery."),
+    ("Ana lost her job at the bakery.", "Ana works at the bakery."),
+    ("Raj handed in his notice at Google.", "Raj works as an engineer at Google."),
+    ("Ivy got made redundant.", "Ivy works for a bank in Leeds."),
 ])
 def test_a_routine_ended_or_changed_conflicts(new, old):
     assert conflict(new, old), (new, old)
@@ -155,6 +159,11 @@ def test_a_routine_ended_or_changed_conflicts(new, old):
     ("Sam is vegetarian again now.", "Sam is vegetarian."),                     # the same diet
     ("Leo doesn't eat meat again.", "Leo is vegetarian."),
     ("Yoga is at 7pm from next week on.", "Ana's book club is at 6pm."),
+    ("Ana was laid off from the hotel.", "Ana works at the bakery."),         # another employer
+    ("Ana was fired up about the gig.", "Ana works at the bakery."),           # no dismissal
+    ("Ana was never fired.", "Ana works at the bakery."),                      # negated
+    ("Raj's sister lost her job.", "Raj works at Google."),                    # someone else
+    ("Ana was laid off in May.", "Ana is learning the cello."),                # no post held
 ])
 def test_what_only_looks_like_a_routine_change_does_not_conflict(new, old):
     assert not conflict(new, old), (new, old)

@@ -15,6 +15,8 @@ Each rule compares two statements about the same person (the caller checks the w
   day of the week, said as a change;
 - **new job**: "started a new job at Meta" against "works at Google": a post taken at another
   named employer;
+- **lost job**: "was laid off", "lost her job", "handed in his notice" against "works at the
+  bakery" (from the same employer, where the new statement names one);
 - **single again** against "is married to Rosa";
 - **diet**: "pescatarian now" or "eats fish again" against "is vegetarian".
 
@@ -47,6 +49,10 @@ _NEW_JOB = re.compile(r"\b(?:started|starts|starting|got|took|landed|accepted) (
                       r"((?:[A-Z][\w'’&-]*\s?)+)")
 _WORKS_AT = re.compile(r"\b(?:works?|working|is employed|has a job|teaches|is a [a-z]+) "
                        r"(?:[a-z]+ ){0,4}?(?:at|for) " + _EMPLOYER)
+# a job that ended, said of the one who held it ("fired up" is no dismissal)
+_LOST_JOB = re.compile(r"\b(?:was|got|been|were|'s|'ve been) (?:laid off|fired(?! up)|let go|"
+                       r"made redundant)\b|\blost (?:my|his|her|their) job\b|"
+                       r"\bhanded in (?:my|his|her|their) notice\b", re.I)
 _PARTNERED = re.compile(r"\b(?:married to|is dating|engaged to|'s dating|boyfriend|girlfriend|"
                         r"husband|wife)\b", re.I)
 _SINGLE = re.compile(r"\b(?:is|'s) single(?: again| now)?\b|\bsplit up\b|\bseparated\b", re.I)
@@ -151,6 +157,19 @@ def new_job(a: Parts, b: Parts) -> str | None:
     return f"works at {there} now, not {before}"
 
 
+def lost_job(a: Parts, b: Parts) -> str | None:
+    """A job ended ("was laid off", "lost her job", "handed in his notice") against the post
+    the old statement works at; where the new one names the employer, it is the same one."""
+    new, old = _LOST_JOB.search(body(a.text)), _WORKS_AT.search(body(b.text))
+    if not new or not old or a.negated:
+        return None
+    before = old.group(1).strip()
+    named = re.match(r"\s*(?:from|at|by|with) " + _EMPLOYER, body(a.text)[new.end():])
+    if named and not _words(named.group(1)) & _words(before):
+        return None
+    return f"no longer works at {before} ('{new.group(0).lower()}')"
+
+
 def single_again(a: Parts, b: Parts) -> str | None:
     if _SINGLE.search(body(a.text)) and _PARTNERED.search(body(b.text)) and not b.negated:
         return "single now, no longer with a partner"
@@ -185,4 +204,4 @@ def diet(a: Parts, b: Parts) -> str | None:
 def routine_change(a: Parts, b: Parts) -> str | None:
     """Why `a` ends or changes what `b` said one person does, or None."""
     return ended(a, b) or switched(a, b) or commute(a, b) or weekday(a, b) or new_job(a, b) \
-        or single_again(a, b) or diet(a, b)
+        or lost_job(a, b) or single_again(a, b) or diet(a, b)
