@@ -181,3 +181,10 @@ def test_an_ending_said_with_a_negation_ends_nothing(new, old):
 def test_an_ending_shares_more_than_an_adverb_with_what_it_ends():
     assert not conflict("Jo stopped, even when it was hard.",
                         "Jo runs every morning, even in winter.")
+
+
+def test_a_switch_of_numbered_plan_is_spelt_out_for_the_one_who_holds_it():
+    assert explicit_change("Ana will switch over to Fibre 500 on Friday.",
+                           "Ana is on Fibre 100, the cheapest plan with the old router.")
+    assert not explicit_change("Ana will switch over to Fibre 500 on Friday.",
+                               "Ben is on Fibre 100, the cheapest plan.")

@@ -354,3 +354,13 @@ def test_someone_whose_s_says_is_stands_when_they_speak_or_were_named_before():
     assert standalone.judge("Tomas's a sound engineer in Bilbao", SPEAKERS, ["Tomas"])[0] == \
         "Tomas"
     assert standalone.judge("Tomas's sister runs a bakery", SPEAKERS, [])[0] == "Tomas"
+
+
+@pytest.mark.parametrize("sentence,clauses", [
+    ("I met Ana, Luis and Marta at the pub.", ["I met Ana, Luis and Marta at the pub."]),
+    ("We rent a flat in Porto, Vila Nova de Gaia.", ["We rent a flat in Porto, Vila Nova de Gaia."]),
+    ("We moved to Leeds, Sam got a job there.", ["We moved to Leeds", "Sam got a job there."]),
+])
+def test_a_comma_before_words_with_no_verb_cuts_no_clause(sentence, clauses):
+    from nemori_ui.core.offline.resolve import split_clauses
+    assert split_clauses(sentence) == clauses

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .text import MONTHS, WEEKDAYS
+from .text import MONTHS, WEEKDAYS, words
 
 # a new independent clause after these joins is a fact of its own
 _SUBJECTS = (r"(?:I|I'm|I've|I'll|I'd|you|you're|we|we're|he|she|they|it|it's|my|our|his|her|"
@@ -96,6 +96,32 @@ def split_ask(sentence: str) -> list[str]:
     return [head + ".", tail.group(1)]
 
 
+_BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
+can could may might must should shall won't can't don't doesn't didn't isn't aren't wasn't
+weren't hasn't haven't hadn't couldn't wouldn't shouldn't""".split())
+
+
+_SUBJECT_PRONOUNS = frozenset("i we you they he she".split())
+
+
+def has_verb(clause: str) -> bool:
+    """Some word can be the clause's verb: the word after a subject pronoun, a form of be,
+    have or do, a modal, a contraction ("week's", "we're"), a past form, or a word ending in
+    -ed or in a lower-case -s. Plural nouns pass too: only a clause with none of these ("My
+    own, a Zephyr AX3", "A little place near Chania") is a fragment for sure."""
+    said = words(clause)
+    for i, w in enumerate(said):
+        low = w.lower().replace("’", "'")
+        if i and said[i - 1].lower() in _SUBJECT_PRONOUNS:
+            return True       # "I cycle", "we work": the word after a subject is its verb
+        if low in _BE_HAVE_DO or low in PAST_FORMS or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
+                or (len(low) > 4 and low.endswith("ed")) \
+                or (w[:1].islower() and len(low) > 3 and low.endswith("s")
+                    and not low.endswith("ss")):
+            return True
+    return False
+
+
 def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
     """Independent clauses of a sentence. A cut leaves at least `shortest` words after it, and
     a bare "and" needs as many before it: "My partner and I have been together" stays whole."""
@@ -103,7 +129,10 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
     for m in _CLAUSE_JOIN.finditer(sentence):
         left, right = sentence[start:m.start()], sentence[m.end():]
         bare = not re.search(r"[,;\-–—]", m.group(0))
-        if len(right.split()) >= shortest and left.strip() and \
+        # a comma before words with no verb goes on with a list or a place, not a clause:
+        # "I met Ana, Luis and Marta", "a flat in Lisbon, Campo de Ourique"
+        listed = m.group(0).strip() == "," and not has_verb(right.split(",")[0])
+        if len(right.split()) >= shortest and left.strip() and not listed and \
                 (not bare or len(left.split()) >= shortest):
             parts.append(left.strip(" ,;"))
             start = m.end()

@@ -96,18 +96,32 @@ def ended(a: Parts, b: Parts) -> str | None:
     return f"{', '.join(sorted(shared))} ended ('{cue.group(1).lower()}')"
 
 
-def switched(a: Parts, b: Parts) -> str | None:
+def _switch(a: Parts):
     found = _SWITCHED.search(body(a.text))
     if not found or NEGATED_BEFORE.search(body(a.text)[:found.start()]):
+        return None, None
+    return found, _NUMBERED.match(body(a.text), found.start(1))
+
+
+def switched_plan(a: Parts, b: Parts) -> str | None:
+    """"Switch over to Home 900" against "is on Home 300": the same named plan or model with
+    another number, the cue and both values spelt out (the caller checks the who)."""
+    found, numbered = _switch(a)
+    if not numbered:
         return None
-    numbered = _NUMBERED.match(body(a.text), found.start(1))
+    name, number = numbered.groups()
+    for old in _NUMBERED.finditer(body(b.text)):
+        if old.group(1) == name and old.group(2) != number:
+            return f"{name}: {old.group(2)} → {number}"
+    return None
+
+
+def switched(a: Parts, b: Parts) -> str | None:
+    found, numbered = _switch(a)
+    if not found:
+        return None
     if numbered:
-        # "switch over to Home 900" against "is on Home 300": the same name, another number
-        name, number = numbered.groups()
-        for old in _NUMBERED.finditer(body(b.text)):
-            if old.group(1) == name and old.group(2) != number:
-                return f"{name}: {old.group(2)} → {number}"
-        return None
+        return switched_plan(a, b)
     new_word, head = found.group(1).lower(), found.group(2).lower()
     if new_word in STOPWORDS or head in STOPWORDS:
         return None

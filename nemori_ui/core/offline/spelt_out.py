@@ -13,6 +13,8 @@
   is ...", "Ivy's boss is Marta now" against "Ivy's boss is Helen");
 - another choice for the same purpose ("picked RabbitMQ for the payment events" against
   "agreed to go with Kafka for the payment events"): a decision taken again replaces the old.
+- a switch to the same named plan or model with another number, by the one who holds it
+  ("will switch over to Home 900" against "is on Home 300, the 300 Mbps plan").
 
 Their cue and values carry them, so the caller checks them against memories less close in
 meaning than other conflicts (`OfflineThresholds.explicit_change_sim`).
@@ -24,7 +26,7 @@ import re
 
 from .facts import stem
 from .parts import GENERIC, Parts, parts
-from .routines import weekday
+from .routines import switched_plan, weekday
 from .text import MONTHS, STOPWORDS, body, words
 from .when import clocks, dates
 
@@ -52,7 +54,8 @@ def explicit_change(new: str, old: str) -> str | None:
 
 def explicit(a: Parts, b: Parts) -> str | None:
     return _corrected(a, b) or _moved(a, b) or _retimed(a, b) or _redated(a, b) \
-        or _instead(a, b) or rechosen(a, b) or _renewed(a, b) or weekday(a, b)
+        or _instead(a, b) or rechosen(a, b) or _renewed(a, b) or weekday(a, b) \
+        or (switched_plan(a, b) if a.who and a.who == b.who else None)
 
 
 def _shared(a: Parts, b: Parts) -> set[str]:

@@ -26,7 +26,7 @@ import re
 
 from .dates import RELATIVE
 from .referents import AFTER_NAME, first_word, is_name
-from .resolve import PAST_FORMS, addresses
+from .resolve import PAST_FORMS, addresses, has_verb
 from .text import MONTHS, STOPWORDS, WEEKDAYS, words
 
 SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
@@ -90,32 +90,6 @@ def listener_fact(clause: str, speakers: list[str]) -> bool:
     rest = [w for w in said[1:] if not addresses(w.removesuffix("'s"), speakers)]
     return any(any(ch.isdigit() for ch in w) or w.lower() in MONTHS or w.lower() in WEEKDAYS
                or is_name(w) for w in rest)
-
-
-_BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
-can could may might must should shall won't can't don't doesn't didn't isn't aren't wasn't
-weren't hasn't haven't hadn't couldn't wouldn't shouldn't""".split())
-
-
-_SUBJECT_PRONOUNS = frozenset("i we you they he she".split())
-
-
-def has_verb(clause: str) -> bool:
-    """Some word can be the clause's verb: the word after a subject pronoun, a form of be,
-    have or do, a modal, a contraction ("week's", "we're"), a past form, or a word ending in
-    -ed or in a lower-case -s. Plural nouns pass too: only a clause with none of these ("My
-    own, a Zephyr AX3", "A little place near Chania") is a fragment for sure."""
-    said = words(clause)
-    for i, w in enumerate(said):
-        low = w.lower().replace("’", "'")
-        if i and said[i - 1].lower() in _SUBJECT_PRONOUNS:
-            return True       # "I cycle", "we work": the word after a subject is its verb
-        if low in _BE_HAVE_DO or low in PAST_FORMS or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
-                or (len(low) > 4 and low.endswith("ed")) \
-                or (w[:1].islower() and len(low) > 3 and low.endswith("s")
-                    and not low.endswith("ss")):
-            return True
-    return False
 
 
 def gerund(first: str, speakers: list[str]) -> bool:
