@@ -356,3 +356,10 @@ def test_a_merge_never_repeats_a_sentence_the_memory_already_holds():
     known = "Lucia is hooked on bouldering. " + said
     assert merged_text(said, [known]) == known
     assert merged_text(said.upper(), [known]) == known
+
+
+def test_a_pronoun_inside_a_hyphenated_word_is_part_of_the_word():
+    from nemori_ui.core.offline.resolve import resolve_pronouns
+    assert resolve_pronouns("I keep an hour of me-time on Sundays, our us-first rule",
+                            "Lucia", "Rafa") == \
+        "Lucia keeps an hour of me-time on Sundays, Lucia's us-first rule"

@@ -213,7 +213,22 @@ def _is_present(word: str) -> bool:
 
 
 def resolve_pronouns(text: str, speaker: str, addressee: str | None) -> str:
-    """First person becomes the speaker, second person the one spoken to, verbs agreeing."""
+    """First person becomes the speaker, second person the one spoken to, verbs agreeing.
+    A pronoun inside a hyphenated word ("me-time", "a you-first plan") is part of that word."""
+    compounds: list[str] = []
+
+    def hide(m: re.Match) -> str:
+        compounds.append(m.group(0))
+        return f"\x02{len(compounds) - 1}\x03"
+    text = _COMPOUND.sub(hide, text)
+    return re.sub(r"\x02(\d+)\x03", lambda m: compounds[int(m.group(1))],
+                  _resolve(text, speaker, addressee))
+
+
+_COMPOUND = re.compile(r"\b\w+(?:['’]s)?(?:-\w+)+\b")
+
+
+def _resolve(text: str, speaker: str, addressee: str | None) -> str:
     names = {"I": speaker, "you": addressee}
     for pattern, rep in _CONTRACTION_RE:
         if "you" in pattern.pattern and not addressee:
