@@ -9,7 +9,7 @@ from ..core.config import PipelineConfig
 from ..core.errors import InputError
 from ..core.eval.ablations import VARIANTS
 from ..core.eval.harness import EvalOptions
-from ..core.job_tasks import eval_work
+from ..core.jobs.tasks import eval_work
 from ..core.models import Transcript
 from ..core.store import runs
 from ..core.transcripts import parse_transcript

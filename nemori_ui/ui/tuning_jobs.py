@@ -12,7 +12,7 @@ from ..core.clients import build_clients
 from ..core.config import PipelineConfig, tau_grid
 from ..core.errors import InputError
 from ..core.executors import too_few, too_few_note
-from ..core.job_tasks import across_work
+from ..core.jobs.tasks import across_work
 from ..core.jobs import Job
 from ..core.models import Conversation
 from ..core.pipeline.runner import start_run

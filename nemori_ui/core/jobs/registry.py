@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .progress import Progress
+from ..progress import Progress
 
 
 class Cancelled(BaseException):
