@@ -14,7 +14,7 @@ from nemori_ui.core.jobs import JobRegistry
 from nemori_ui.core.store import open_store
 from nemori_ui.core.store.runs import list_runs
 from nemori_ui.core.transcripts import load_transcript
-from nemori_ui.ui.jobs import registry
+from nemori_ui.ui.jobs.runs import registry
 from tests.conftest import ROOT
 from tests.test_sweep_quality import SMALL, run_small
 
