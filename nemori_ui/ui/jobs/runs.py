@@ -76,7 +76,7 @@ def follow(job: Job, *, watcher: str = "following", outcome_key: str = "job_outc
 
     @st.fragment(run_every=WATCH_S)
     def watch() -> None:
-        info = runs.get_run(store, job.run_id)
+        info = runs.get_run(store, job.key)
         if job.wait(0):
             clear_data_cache()
             st.session_state[watcher] = None

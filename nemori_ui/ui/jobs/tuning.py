@@ -115,7 +115,7 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
         st.info(too_few_note(len(planned.todo), workers, "the server's process") + ".")
     work = across_work(store, spec, base, session_maker(), workers=workers)
     if not planned.todo:        # nothing to build: list the stored points as the sweep's now
-        work(Job(run_id="", kind="sweep"))
+        work(Job(key="", kind="sweep"))
         return
     submit("sweep", work, f"«{spec.name}»: {plural(len(planned.todo), 'point')} over "
                                 f"{plural(len(spec.inputs), 'conversation')}")
