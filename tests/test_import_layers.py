@@ -27,7 +27,8 @@ LAYERS = (
     ("views", "eval"),
     ("tuning",),
     ("scale",),                     # evaluation and sweep take an executor, never import Ray
-    ("jobs", "live", "live_view", "presenter_banners", "run_lock"),  # a job may sweep or evaluate
+    # the service: jobs (one may sweep or evaluate) and the live feed that runs as one
+    ("jobs", "live", "live_input", "live_view", "presenter_banners", "run_lock"),
     # the Python API, over everything else
     ("memory_api", "memory_async", "memory_edits", "memory_input", "memory_items",
      "memory_lines", "memory_live", "memory_models", "memory_search", "memory_worker"),

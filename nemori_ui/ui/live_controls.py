@@ -11,8 +11,8 @@ import streamlit as st
 
 from ..core.config import PipelineConfig
 from ..core.errors import InputError
-from ..core.live import (DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, replay_name,
-                         typed_message, typed_time)
+from ..core.live import LiveFeed, LiveFeeds, new_live_run
+from ..core.live_input import DEMO, DEMO_WINDOW, replay_name, typed_message, typed_time
 from ..core.live_view import last_typed_time
 from ..core.store import runs
 from ..core.transcripts import parse_transcript

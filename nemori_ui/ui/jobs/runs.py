@@ -10,7 +10,7 @@ import streamlit as st
 
 from ...core.clients import build_clients
 from ...core.jobs import Job, JobRegistry
-from ...core.live import keeps_buffer
+from ...core.live_input import keeps_buffer
 from ...core.pipeline.runner import STAGES, Progress, run_windows
 from ...core.store import runs
 from ..safe import md_escape
