@@ -8,11 +8,11 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.presenter_banners import demo_banners
 from nemori_ui.core.tuning.demo import prediction_demo
 from nemori_ui.core.views.demo_story import consolidation_outcomes, demo_headline
+from nemori_ui.ui.jobs.runs import registry
+from nemori_ui.ui.jobs.tasks import mine, outcome, remember, watch
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.jobs import registry
 from nemori_ui.ui.presenter import key_bindings, presenter_toggle, scroll_to, show_banners
 from nemori_ui.ui.state import current_run, get_store, list_runs, run_data
-from nemori_ui.ui.task_jobs import mine, outcome, remember, watch
 from nemori_ui.ui.tuning_widgets import demo_pair, start_demo
 
 page_setup("Prediction-error demo", needs_run=False)

@@ -5,7 +5,7 @@ agreement with readers' marks on the memory it answered from."""
 import streamlit as st
 
 from nemori_ui.core.eval import results
-from nemori_ui.ui.eval_jobs import eval_jobs
+from nemori_ui.ui.jobs.evaluation import eval_jobs
 from nemori_ui.ui.eval_marks import agreement_section, run_agreement
 from nemori_ui.ui.eval_widgets import (category_section, comparison_section, downloads,
                                        empty_state, paper_model_choice, pick_eval,

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from nemori_ui.ui.jobs import registry
+from nemori_ui.ui.jobs.runs import registry
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.live_controls import (choose_memory, feed_working, live_data, open_feed,
                                         script_box, type_box)

@@ -4,7 +4,8 @@ progress, manage running, interrupted and saved runs."""
 import streamlit as st
 
 from nemori_ui.ui.append_form import continue_memory
-from nemori_ui.ui.jobs import follow_area, jobs_panel
+from nemori_ui.ui.jobs.panel import jobs_panel
+from nemori_ui.ui.jobs.runs import follow_area
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.run_form import run_form
 from nemori_ui.ui.saved_runs import saved_runs

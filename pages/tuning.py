@@ -10,7 +10,7 @@ from nemori_ui.ui import tints
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store
 from nemori_ui.ui.sweep_results import named_sweeps
-from nemori_ui.ui.tuning_jobs import sweep_section, whatif_histogram, whatif_rerun
+from nemori_ui.ui.jobs.tuning import sweep_section, whatif_histogram, whatif_rerun
 from nemori_ui.ui.tuning_widgets import (FIGURES, figure_label, line_plots, parallel,
                                          sibling_points)
 

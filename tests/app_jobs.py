@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from nemori_ui.ui.jobs import registry
+from nemori_ui.ui.jobs.runs import registry
 
 WAIT_S = 180
 

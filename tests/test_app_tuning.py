@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nemori_ui.core.store import open_store, runs
-from nemori_ui.ui.jobs import registry
+from nemori_ui.ui.jobs.runs import registry
 from tests.conftest import ROOT
 
 PAGES = ["pages/demo.py", "pages/tuning.py", "pages/compare.py", "pages/timeline.py"]

@@ -11,7 +11,7 @@ import pytest
 from nemori_ui import Memory
 from nemori_ui.cli import main
 from nemori_ui.core.errors import InputError
-from nemori_ui.core.live import typed_message
+from nemori_ui.core.live_input import typed_message
 from nemori_ui.core.models import Message
 from nemori_ui.core.store import records
 from nemori_ui.core.transcripts import parse_transcript

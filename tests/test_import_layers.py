@@ -23,12 +23,12 @@ LAYERS = (
     ("llm", "embed", "vectors"),
     ("pipeline", "episode_lines", "offline", "prompts"),
     ("deciders",),                  # the engine and the prompts behind the pipeline's protocol
-    ("retrieval", "clients", "summary", "export", "projection", "jobs", "executors",
-     "replay"),
+    ("retrieval", "clients", "summary", "export", "projection", "executors", "replay"),
     ("views", "eval"),
     ("tuning",),
     ("scale",),                     # evaluation and sweep take an executor, never import Ray
-    ("job_tasks", "live", "live_view", "presenter_banners", "run_lock"),
+    # the service: jobs (one may sweep or evaluate) and the live feed that runs as one
+    ("jobs", "live", "live_input", "live_view", "presenter_banners", "run_lock"),
     # the Python API, over everything else
     ("memory_api", "memory_async", "memory_edits", "memory_input", "memory_items",
      "memory_lines", "memory_live", "memory_models", "memory_search", "memory_worker"),

@@ -61,7 +61,7 @@ def test_a_live_job_is_not_started_twice(isolated_home):
     jobs, gate = JobRegistry(), threading.Event()
     first = jobs.start(run_id, gated(store, run_id, clients, gate))
     second = jobs.start(run_id, gated(store, run_id, clients, gate))
-    assert second is first and [j.run_id for j in jobs.alive()] == [run_id]
+    assert second is first and [j.key for j in jobs.alive()] == [run_id]
     gate.set()
     assert first.wait(120) and get_run(store, run_id).status == "done"
     assert not jobs.cancel(run_id), "a finished job has nothing to cancel"

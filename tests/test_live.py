@@ -13,7 +13,8 @@ from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.export import run_document
 from nemori_ui.core.jobs import JobRegistry
-from nemori_ui.core.live import DEMO, DEMO_WINDOW, LiveFeed, new_live_run, typed_message
+from nemori_ui.core.live import LiveFeed, new_live_run
+from nemori_ui.core.live_input import DEMO, DEMO_WINDOW, typed_message
 from nemori_ui.core.live_view import (append_markers, buffer, predicted_not_stored, stable_map,
                                       windows_log)
 from nemori_ui.core.pipeline.runner import run_windows, start_run
@@ -255,7 +256,7 @@ def test_loading_a_script_again_after_a_restart_goes_on_where_it_stopped(feed, d
 
 def test_a_typed_message_follows_a_script_dated_elsewhere():
     from datetime import datetime, timedelta
-    from nemori_ui.core.live import typed_time
+    from nemori_ui.core.live_input import typed_time
     now = datetime(2026, 12, 2, 10, 0)
     assert typed_time(None, now) == now
     assert typed_time(now - timedelta(hours=2), now) == now            # a conversation going on
@@ -265,7 +266,7 @@ def test_a_typed_message_follows_a_script_dated_elsewhere():
 
 
 def test_a_replay_is_named_with_a_count_not_a_chain():
-    from nemori_ui.core.live import replay_name
+    from nemori_ui.core.live_input import replay_name
     assert replay_name("demo") == "demo · again"
     assert replay_name("demo · again") == "demo · again 2"
     assert replay_name(replay_name("demo · again")) == "demo · again 3"

@@ -7,7 +7,7 @@ import pytest
 
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
-from nemori_ui.core.live import DEMO, DEMO_WINDOW
+from nemori_ui.core.live_input import DEMO, DEMO_WINDOW
 from nemori_ui.core.live_view import window_story
 from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.presenter_banners import demo_banners, skipped_banner, window_banners

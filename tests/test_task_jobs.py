@@ -9,12 +9,12 @@ from streamlit.testing.v1 import AppTest
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
-from nemori_ui.core.job_tasks import eval_work, sweep_work
+from nemori_ui.core.jobs.tasks import eval_work, sweep_work
 from nemori_ui.core.jobs import JobRegistry
 from nemori_ui.core.store import open_store
 from nemori_ui.core.store.runs import list_runs
 from nemori_ui.core.transcripts import load_transcript
-from nemori_ui.ui.jobs import registry
+from nemori_ui.ui.jobs.runs import registry
 from tests.conftest import ROOT
 from tests.test_sweep_quality import SMALL, run_small
 

@@ -9,7 +9,7 @@ import sys
 
 from ..core.clients import build_clients
 from ..core.errors import InputError
-from ..core.live import keeps_buffer
+from ..core.live_input import keeps_buffer
 from ..core.pipeline.runner import run_windows
 from ..core.store import runs
 from ..core.summary import run_summary

@@ -19,7 +19,7 @@ from .errors import RunTaken
 from .llm.sink import call_context
 from .memory_lines import LiveLines
 from .models import RUN_KIND, Message
-from .pipeline.runner import Clients, Progress, _process_window
+from .pipeline.runner import Clients, Progress, process_window
 from .pipeline.state import MemoryState
 from .pipeline.windows import pending_count, window_spans
 from .run_lock import run_lock
@@ -187,8 +187,8 @@ class LiveRun:
             before = len(state.episodes)
             try:
                 with call_context(RUN_KIND, run_id=self.run_id, window=w):
-                    _process_window(self.store, self.run_id, w, window, self.by_id, state,
-                                    self.clients, self.config, self._reporter(w))
+                    process_window(self.store, self.run_id, w, window, self.by_id, state,
+                                   self.clients, self.config, self._reporter(w))
             except BaseException:
                 self.reload_state()     # the state holds half a window: take the stored one
                 raise

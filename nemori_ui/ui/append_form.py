@@ -12,7 +12,7 @@ from ..core.live_view import append_markers
 from ..core.pipeline.append import append_transcript, unfinished_append
 from ..core.store import appends, runs
 from ..core.transcripts import parse_transcript
-from .jobs import registry, session_clients
+from .jobs.runs import registry, session_clients
 from .safe import html_text, md_escape
 from .state import get_store, list_runs
 

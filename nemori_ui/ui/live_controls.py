@@ -11,13 +11,13 @@ import streamlit as st
 
 from ..core.config import PipelineConfig
 from ..core.errors import InputError
-from ..core.live import (DEMO, DEMO_WINDOW, LiveFeed, LiveFeeds, new_live_run, replay_name,
-                         typed_message, typed_time)
+from ..core.live import LiveFeed, LiveFeeds, new_live_run
+from ..core.live_input import DEMO, DEMO_WINDOW, replay_name, typed_message, typed_time
 from ..core.live_view import last_typed_time
 from ..core.store import runs
 from ..core.transcripts import parse_transcript
 from ..core.views.run_data import RunData, load_run_data
-from .jobs import registry, session_clients
+from .jobs.runs import registry, session_clients
 from .presenter import is_presenting, key_bindings, presenter_toggle
 from .safe import md_escape
 from .state import get_store, home, run_data

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.store import runs
-from .jobs import follow, registry, resume_job
+from .jobs.runs import follow, registry, resume_job
 from .safe import md_escape
 
 WATCHER = "sidebar_resuming"            # the run this session resumed from the sidebar

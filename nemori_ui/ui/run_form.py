@@ -14,7 +14,7 @@ from ..core.pipeline.runner import start_run
 from ..core.transcripts import parse_transcript, summarize
 from ..core.store import runs
 from ..core.views.existing_runs import finished_run
-from .jobs import session_clients, start_job
+from .jobs.runs import session_clients, start_job
 from .safe import md_escape
 from .state import get_store, read_secrets
 from .tau_widgets import TAU_HELP, tau_admits

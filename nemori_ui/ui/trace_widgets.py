@@ -12,10 +12,10 @@ from nemori_ui.core.errors import InputError
 from nemori_ui.core.replay import replay_call, replays_of
 from nemori_ui.core.views.trace import STAGE_ORDER, Span, WindowTrace
 from nemori_ui.ui.call_widgets import call_view
-from nemori_ui.ui.jobs import session_clients
+from nemori_ui.ui.jobs.runs import session_clients
+from nemori_ui.ui.jobs.tasks import mine, outcome, submit, watch
 from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.state import get_store
-from nemori_ui.ui.task_jobs import mine, outcome, submit, watch
 
 # one colour per stage, the order of the method
 STAGE_COLOURS = dict(zip(STAGE_ORDER, ("#4C78A8", "#72B7B2", "#54A24B", "#EECA3B", "#F58518",

@@ -18,7 +18,7 @@ from ..core.transcripts import load_transcript
 from ..core.tuning.demo import VARIANTS, demo_config, stored_demo_runs
 from ..core.tuning.sweep import flat, sorted_points
 from ..core.views.run_data import RunData
-from .jobs import start_job
+from .jobs.runs import start_job
 from .map_widgets import PALETTE, SYMBOLS
 from .safe import html_text
 from .state import get_store, list_runs, sweep_point

@@ -15,7 +15,7 @@ from ..config import PipelineConfig
 from ..embed import Embedder
 from ..errors import RunTaken
 from ..llm.sink import call_context
-from ..models import RUN_KIND, Conversation, LLMCallRecord
+from ..models import RUN_KIND, Conversation, LLMCallRecord, Message
 from ..progress import Progress
 from ..stage_events import NarratePayload
 from ..store import Store
@@ -85,9 +85,9 @@ def run_windows(store: Store, run_id: str, clients: Clients, *,
             # a call of the window is saved as it completes (the store's sink reads the
             # context), so a process stopped mid-window keeps every call it made
             with call_context(RUN_KIND, run_id=run_id, window=w):
-                _process_window(store, run_id, w, windows[w], by_id, state, clients, config,
-                                lambda stage, i=0, n=0: report(Progress(
-                                    run_id, w, len(windows), stage, i, n, clients.llm_totals())))
+                process_window(store, run_id, w, windows[w], by_id, state, clients, config,
+                               lambda stage, i=0, n=0: report(Progress(
+                                   run_id, w, len(windows), stage, i, n, clients.llm_totals())))
         done = runs.get_run(store, run_id).windows_done >= len(windows)
         runs.set_status(store, run_id, "done" if done else "interrupted",
                         add_seconds=time.perf_counter() - started)
@@ -121,7 +121,19 @@ def _keep_calls(store, run_id, clients) -> None:
         pass
 
 
-def _process_window(store, run_id, w, window, by_id, state, clients, config, report) -> None:
+def process_window(store: Store, run_id: str, w: int, window: list[Message],
+                   by_id: dict[str, Message], state: MemoryState, clients: Clients,
+                   config: PipelineConfig, report: Callable[..., None]) -> None:
+    """Run every stage over `window`, the messages of the run's window `w`, and commit what it
+    produced with the run's progress in one transaction (`records.save_window`).
+
+    `state` is the run's memory as stored up to window `w` and is updated in place; `by_id`
+    holds every message of the run by id; `report(stage, i=0, n=0)` hears each stage as it
+    starts (at episode i of n). The caller opens the `call_context` the window's LLM calls are
+    saved under. Whatever stops a stage is raised with `state` holding part of the window, so
+    a caller that goes on reloads it from the store; `RunTaken` says another process saved
+    window `w` first.
+    """
     log = EventLog(w, records.next_event_seq(store, run_id))
     c = StageContext(decider=clients.decider, embedder=clients.embedder, state=state,
                      config=config, log=log, by_id=by_id)

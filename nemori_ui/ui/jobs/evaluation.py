@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..core.config import PipelineConfig
-from ..core.errors import InputError
-from ..core.eval.ablations import VARIANTS
-from ..core.eval.harness import EvalOptions
-from ..core.job_tasks import eval_work
-from ..core.models import Transcript
-from ..core.store import runs
-from ..core.transcripts import parse_transcript
-from .safe import md_escape
-from .state import current_run, get_store, read_secrets
-from .task_jobs import mine, outcome, submit, watch
-from ..core.views.wording import plural
+from ...core.config import PipelineConfig
+from ...core.errors import InputError
+from ...core.eval.ablations import VARIANTS
+from ...core.eval.harness import EvalOptions
+from ...core.jobs.tasks import eval_work
+from ...core.models import Transcript
+from ...core.store import runs
+from ...core.transcripts import parse_transcript
+from ...core.views.wording import plural
+from ..safe import md_escape
+from ..state import current_run, get_store, read_secrets
+from .tasks import mine, outcome, submit, watch
 
 BENCHMARKS = ("locomo", "longmemeval")
 WORKERS_HELP = "Ray workers; 1 runs in this process"

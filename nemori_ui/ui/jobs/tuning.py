@@ -8,32 +8,32 @@ import plotly.graph_objects as go
 import streamlit as st
 from pydantic import ValidationError
 
-from ..core.clients import build_clients
-from ..core.config import PipelineConfig, tau_grid
-from ..core.errors import InputError
-from ..core.executors import too_few, too_few_note
-from ..core.job_tasks import across_work
-from ..core.jobs import Job
-from ..core.models import Conversation
-from ..core.pipeline.runner import start_run
-from ..core.store import runs
-from ..core.store.sweeps import list_sweeps
-from ..core.tuning.across import SweepSpec, conversation_label, input_key, plan
-from ..core.tuning.compare import knowledge_diff
-from ..core.tuning.point import point_figures
-from ..core.tuning.sweep import flat, parse_grid
-from ..core.views.prediction import admitted, looked_similarities
-from ..core.views.run_data import RunData
-from .diff_widgets import pair_diffs
-from .episodic_charts import similarity_histogram
-from .jobs import start_job
-from .safe import md_escape
-from .state import get_store, read_secrets, run_data
-from .sweep_inputs import add_file, input_choices
-from .sweep_results import LAST_NAMED
-from .task_jobs import mine, outcome, remember, submit, watch
-from .tints import chart_ink
-from ..core.views.wording import plural
+from ...core.clients import build_clients
+from ...core.config import PipelineConfig, tau_grid
+from ...core.errors import InputError
+from ...core.executors import too_few, too_few_note
+from ...core.jobs import Job
+from ...core.jobs.tasks import across_work
+from ...core.models import Conversation
+from ...core.pipeline.runner import start_run
+from ...core.store import runs
+from ...core.store.sweeps import list_sweeps
+from ...core.tuning.across import SweepSpec, conversation_label, input_key, plan
+from ...core.tuning.compare import knowledge_diff
+from ...core.tuning.point import point_figures
+from ...core.tuning.sweep import flat, parse_grid
+from ...core.views.prediction import admitted, looked_similarities
+from ...core.views.run_data import RunData
+from ...core.views.wording import plural
+from ..diff_widgets import pair_diffs
+from ..episodic_charts import similarity_histogram
+from ..safe import md_escape
+from ..state import get_store, read_secrets, run_data
+from ..sweep_inputs import add_file, input_choices
+from ..sweep_results import LAST_NAMED
+from ..tints import chart_ink
+from .runs import start_job
+from .tasks import mine, outcome, remember, submit, watch
 
 WORKERS_HELP = "Ray workers; 1 runs in this process"
 WHATIF_BASE = "whatif_base"      # the run a what-if re-run was made from, to diff against
@@ -115,7 +115,7 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
         st.info(too_few_note(len(planned.todo), workers, "the server's process") + ".")
     work = across_work(store, spec, base, session_maker(), workers=workers)
     if not planned.todo:        # nothing to build: list the stored points as the sweep's now
-        work(Job(run_id="", kind="sweep"))
+        work(Job(key="", kind="sweep"))
         return
     submit("sweep", work, f"«{spec.name}»: {plural(len(planned.todo), 'point')} over "
                                 f"{plural(len(spec.inputs), 'conversation')}")

@@ -13,10 +13,12 @@ from typing import Callable
 
 import streamlit as st
 
-from ..core.jobs import Job
-from .jobs import NAMES, PANEL_S, registry, task_row
-from .safe import md_escape
-from .state import clear_data_cache
+from ...core.jobs import Job
+from ..safe import md_escape
+from ..state import clear_data_cache
+from .panel import NAMES, PANEL_S, task_row
+from .runs import registry
+
 
 def submit(kind: str, work: Callable[[Job], object], label: str) -> Job:
     """Start `work` as a job of the server and remember it as this session's job of `kind`."""

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .progress import Progress
+from ..progress import Progress
 
 
 class Cancelled(BaseException):
@@ -28,7 +28,7 @@ class Cancelled(BaseException):
 
 @dataclass
 class Job:
-    run_id: str                                # the run's id, or the key of a job of many runs
+    key: str                                   # one live job per key; a run's is its id
     kind: str                                  # "run", "resume", "whatif", "sweep", "eval"
     label: str = ""
     started: float = field(default_factory=time.time)
@@ -45,10 +45,6 @@ class Job:
     @property
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
-
-    @property
-    def key(self) -> str:
-        return self.run_id
 
     @property
     def stopping(self) -> bool:
@@ -76,8 +72,9 @@ class Job:
 
 
 class JobRegistry:
-    """The jobs of this process, by run id. One registry per server (the UI keeps it as a shared
-    resource), so every tab and every page sees the same jobs."""
+    """The jobs of this process, by key (a run's job by the run's id). One registry per
+    server (the UI keeps it as a shared resource), so every tab and every page sees the same
+    jobs."""
 
     def __init__(self):
         self._jobs: dict[str, Job] = {}
@@ -96,7 +93,7 @@ class JobRegistry:
             current = self._jobs.get(key)
             if current is not None and current.alive:
                 return current
-            job = Job(run_id=key, kind=kind, label=label or key)
+            job = Job(key=key, kind=kind, label=label or key)
             job._thread = threading.Thread(target=self._work, args=(job, work), daemon=True,
                                            name=f"nemori-job-{key}")
             self._jobs[key] = job
@@ -114,12 +111,12 @@ class JobRegistry:
         finally:
             job.finished = True
 
-    def get(self, run_id: str) -> Job | None:
-        return self._jobs.get(run_id)
+    def get(self, key: str) -> Job | None:
+        return self._jobs.get(key)
 
-    def cancel(self, run_id: str) -> bool:
-        """Ask a live job to stop at its next step; False when no live job has this id."""
-        job = self._jobs.get(run_id)
+    def cancel(self, key: str) -> bool:
+        """Ask a live job to stop at its next step; False when no live job has this key."""
+        job = self._jobs.get(key)
         if job is None or not job.alive:
             return False
         job._cancel.set()

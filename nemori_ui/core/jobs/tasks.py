@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .config import PipelineConfig
-from .eval.harness import EvalOptions, EvalProgress, evaluate
-from .jobs import Job
-from .models import Conversation, Transcript
-from .scale import executor_for
-from .store import Store
-from .tuning.across import SweepSpec, sweep_across
-from .tuning.sweep import points, sweep
-from .counts import plural
+from ..config import PipelineConfig
+from ..counts import plural
+from ..eval.harness import EvalOptions, EvalProgress, evaluate
+from ..models import Conversation, Transcript
+from ..scale import executor_for
+from ..store import Store
+from ..tuning.across import SweepSpec, sweep_across
+from ..tuning.sweep import points, sweep
+from .registry import Job
 
 
 def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
