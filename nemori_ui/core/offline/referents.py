@@ -32,17 +32,19 @@ def is_name(word: str) -> bool:
         and word not in ("I", "I'm", "I've", "I'll", "I'd")
 
 
-# after a name that opens a sentence, a verb of its own: "Dana bought", "Felix is"; a
-# capitalised first word followed by anything else is just the sentence's first word
-# (every word of a name has its capital: "Sleeps twenty hours" is no name "Sleeps twenty")
 # words that follow the "'s" of "is" or "has", never a possessed thing: "Pottery's a great way
 # to relax" says "Pottery is", where "Maya's knee" is Maya's
 _IS_OR_HAS_NEXT = r"(?:a|an|the|so|such|really|about|in|at|on|been|got|gonna|going|not|all|just|" \
                   r"always|never|still|also|very|too|more|most|one|like|what|how)"
-# (a past form that does not end in -ed names its maker too: "Mina got", "Dr Okafor said")
-AFTER_NAME = re.compile(r"^[A-Z]\S*?(?:\s+[A-Z]\S*?){0,2}(?:'s|’s)?\s+(?:is|was|has|had|does|did|will|would|can|and|"
-                         r"[a-z]+ed|[a-z]+s(?! (?:are|were|have)\b)|"
-                         + "|".join(sorted(PAST_FORMS)) + r")\b|^\S+(?:'s|’s)\s(?!" + _IS_OR_HAS_NEXT + r"\b)")
+# after a name that opens a sentence, a verb of its own: "Dana bought", "Felix is", a past
+# form not in -ed too ("Mina got", "Dr Okafor said"); a capitalised first word followed by
+# anything else is just the sentence's first word (every word of a name has its capital:
+# "Sleeps twenty hours" is no name "Sleeps twenty")
+AFTER_NAME = re.compile(r"^[A-Z]\S*?(?:\s+[A-Z]\S*?){0,2}(?:'s|’s)?\s+"
+                        r"(?:is|was|has|had|does|did|will|would|can|and|"
+                        r"[a-z]+ed|[a-z]+s(?! (?:are|were|have)\b)|"
+                        + "|".join(sorted(PAST_FORMS)) + r")\b"
+                        r"|^\S+(?:'s|’s)\s(?!" + _IS_OR_HAS_NEXT + r"\b)")
 _NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody someone somebody "
                        "nobody anyone".split())
 _PLACE_BEFORE = frozenset("in to at from near of on into around across through via".split())
