@@ -97,3 +97,12 @@ def test_the_demo_tells_its_skipped_facts_and_its_conflicts_in_the_transcripts_o
     assert conflicts[0].title == "Conflict (2 of 3)" and " replaces " in conflicts[0].lines[0]
     assert demo_banners(sample, []) == conflicts[:0] + [
         b.model_copy(update={"title": "Conflict (1 of 1)"}) for b in conflicts]
+
+
+def test_a_banner_shows_a_few_lines_and_says_how_many_more_there_are(sample):
+    [held] = banners(sample, 3)
+    assert len(held.lines) == 4
+    shown = held.lines_to_show(3)
+    assert shown[:2] == held.lines[:2]
+    assert shown[2] == "… and 2 more: the Prediction error page lists every one"
+    assert held.lines_to_show(4) == held.lines

@@ -16,11 +16,23 @@ from .views.run_data import RunData
 QUOTE = 140      # a banner line quotes at most this many characters of a statement
 
 
+BANNER_LINES = 3  # lines a banner shows: more would push the decisions below it off the screen
+
+
 class Banner(BaseModel):
     kind: Literal["predicted", "conflict"]
     title: str          # short, read from across a room
     note: str           # what the moment means, in a sentence
     lines: list[str]
+
+    def lines_to_show(self, most: int = BANNER_LINES) -> list[str]:
+        """The first `most` lines, and how many more there are, where there are more: a
+        banner stays short enough for the window's decisions to stay in sight beneath it."""
+        if len(self.lines) <= most:
+            return list(self.lines)
+        rest = len(self.lines) - (most - 1)
+        where = "Prediction error" if self.kind == "predicted" else "Knowledge"
+        return self.lines[:most - 1] + [f"… and {rest} more: the {where} page lists every one"]
 
 
 def _quote(text: str) -> str:

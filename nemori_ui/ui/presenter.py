@@ -109,7 +109,7 @@ def is_presenting() -> bool:
 
 def banner_html(banner: Banner) -> str:
     back, edge = COLOURS[banner.kind]
-    lines = "".join(f"<li>{html_text(line)}</li>" for line in banner.lines)
+    lines = "".join(f"<li>{html_text(line)}</li>" for line in banner.lines_to_show())
     return (f"<div class='presenter-banner banner-{banner.kind}' style='background:{back};"
             f"border-left:0.4rem solid {edge};border-radius:0.4rem;padding:0.5rem 0.9rem;"
             f"margin:0 0 0.5rem 0'><span style='font-weight:700;font-size:1.15em;color:{edge}'>"
