@@ -21,11 +21,11 @@ from .memory_lines import LiveLines
 from .models import RUN_KIND, Message
 from .pipeline.runner import Clients, Progress, process_window
 from .pipeline.state import MemoryState
-from .pipeline.windows import pending_count, window_spans
 from .run_lock import run_lock
 from .store import Store
 from .store import appends, records, runs
-from .store.stream import StreamWrite
+from .store.stream import StreamWrite, message_count
+from .window_spans import pending_count, window_count, window_spans
 
 
 class LiveRun:
@@ -38,7 +38,7 @@ class LiveRun:
         self.messages: list[Message] = []
         self.by_id: dict[str, Message] = {}
         self.cuts: list[int] = []
-        self._spans: tuple[tuple, list[tuple[int, int]]] = ((), [])
+        self._spans: tuple[tuple, list[tuple[int, int]]] = ((0, ()), [])
         self.windows_done = 0
         self.state: MemoryState | None = None
         self.processing = False
@@ -89,9 +89,20 @@ class LiveRun:
         with self.tail_lock:
             key = (len(self.messages), tuple(self.cuts))
             if self._spans[0] != key:
-                self._spans = key, window_spans(key[0], self.config.window, self.cuts,
-                                                flush=False)
+                self._spans = key, self._recount(key)
             return self._spans[1]
+
+    def _recount(self, key: tuple[int, tuple[int, ...]]) -> list[tuple[int, int]]:
+        """The closed windows for `key`: only those after the last one known, when the
+        messages only grew and no cut came before its end (an add's case)."""
+        (n_was, cuts_was), known = self._spans
+        end = known[-1][1] if known else 0
+        grown = n_was <= key[0] and set(cuts_was) <= set(key[1]) and \
+            all(c >= end for c in set(key[1]) - set(cuts_was))
+        if not grown:
+            known, end = [], 0
+        return known + window_spans(key[0], self.config.window, list(key[1]), flush=False,
+                                    start=end)
 
     def pending(self) -> int:
         """Messages in the buffer: after the last closed window."""
@@ -155,7 +166,7 @@ class LiveRun:
         """Read what other processes added or processed since this object last looked (one
         small query when nothing changed)."""
         n, cuts, windows_done = self.store.query(
-            "SELECT (SELECT count(*) FROM messages WHERE run_id = ?1), "
+            "SELECT (SELECT coalesce(max(idx), -1) + 1 FROM messages WHERE run_id = ?1), "
             "(SELECT count(*) FROM window_cuts WHERE run_id = ?1), windows_done "
             "FROM runs WHERE id = ?1", (self.run_id,))[0]
         if n != len(self.messages) or cuts != len(self.cuts):
@@ -168,13 +179,12 @@ class LiveRun:
     def _cut(self) -> None:
         """Close the buffer here (recorded, so later messages start a new window)."""
         with self.store.tx() as conn:
-            n = conn.execute("SELECT count(*) FROM messages WHERE run_id = ?",
-                             (self.run_id,)).fetchone()[0]
+            n = message_count(conn, self.run_id)
             cuts = [r[0] for r in conn.execute(
                 "SELECT at FROM window_cuts WHERE run_id = ?", (self.run_id,))]
             if pending_count(n, self.config.window, cuts):
                 conn.execute("INSERT OR IGNORE INTO window_cuts VALUES (?, ?)", (self.run_id, n))
-                spans = len(window_spans(n, self.config.window, cuts + [n], flush=False))
+                spans = window_count(n, self.config.window, cuts + [n])
                 conn.execute("UPDATE runs SET windows_total = max(windows_total, ?) WHERE id = ?",
                              (spans, self.run_id))
         self.catch_up()

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from ..errors import InputError
 from ..models import Message
-from ..window_spans import window_spans
+from ..window_spans import pending_count, window_count
 from .appends import insert_messages, record_append
 from .db import now_iso
 from .runs import content_hash
@@ -70,11 +70,19 @@ def _chained_hash(old: str | None, new: list[Message]) -> str:
     return hashlib.sha256(f"{old or ''}:{content_hash(new)}".encode()).hexdigest()[:32]
 
 
+# The index's last entry: count(*) would walk every message of the run (0.7 ms at 10,000).
+COUNT_SQL = "SELECT coalesce(max(idx), -1) + 1 FROM messages WHERE run_id = ?"
+
+
+def message_count(conn: sqlite3.Connection, run_id: str) -> int:
+    return conn.execute(COUNT_SQL, (run_id,)).fetchone()[0]
+
+
 def write_stream(conn: sqlite3.Connection, run_id: str, items: list[Incoming], *, window: int,
                  source: str) -> StreamWrite:
     """Within the caller's write transaction: store `items` as the run's next messages (those
     whose key the run holds are not stored again) and record the append."""
-    n = conn.execute("SELECT count(*) FROM messages WHERE run_id = ?", (run_id,)).fetchone()[0]
+    n = message_count(conn, run_id)
     last = conn.execute("SELECT session FROM messages WHERE run_id = ? AND idx = ?",
                         (run_id, n - 1)).fetchone()
     windows_done, old_hash = conn.execute(
@@ -101,19 +109,18 @@ def write_stream(conn: sqlite3.Connection, run_id: str, items: list[Incoming], *
         if item.key is not None:
             new_keys[item.key] = message.id
     if new:
-        spans = window_spans(n, window, cuts, flush=False)
-        if n - (spans[-1][1] if spans else 0) and windows_done > len(spans):
+        if pending_count(n, window, cuts) and windows_done > window_count(n, window, cuts):
             # the partial tail was processed already (a finished `run`): it stays closed, so
             # the new messages start a window of their own
             conn.execute("INSERT OR IGNORE INTO window_cuts VALUES (?, ?)", (run_id, n))
             cuts = sorted(set(cuts) | {n})
-        first_window = len(window_spans(n, window, cuts, flush=False))
+        first_window = window_count(n, window, cuts)
         insert_messages(conn, run_id, n, new)
         conn.executemany("INSERT INTO message_keys VALUES (?, ?, ?)",
                          [(run_id, key, mid) for key, mid in new_keys.items()])
         record_append(conn, run_id, n, len(new), source=source, first_window=first_window,
                       given_hash=content_hash(new))
-        total = len(window_spans(n + len(new), window, cuts, flush=False))
+        total = window_count(n + len(new), window, cuts)
         conn.execute("UPDATE runs SET content_hash = ?, updated_at = ?, "
                      "windows_total = max(windows_total, ?) WHERE id = ?",
                      (_chained_hash(old_hash, new), now_iso(), total, run_id))
