@@ -25,7 +25,7 @@ from nemori_ui.core.clients import build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
-from nemori_ui.core.summary import run_summary  # noqa: E402
+from nemori_ui.core.run_figures import run_figures  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
 from nemori_ui.core.views.run_data import load_run_data  # noqa: E402
 
@@ -45,8 +45,8 @@ def build(path: Path, conv_id: str | None = None, **settings):
 
 
 def sample_ratio() -> None:
-    a = run_summary(*build(SAMPLE)[:2])["insights"]
-    b = run_summary(*build(SAMPLE, variant="nemori-s")[:2])["insights"]
+    a = run_figures(*build(SAMPLE)[:2])["insights"]
+    b = run_figures(*build(SAMPLE, variant="nemori-s")[:2])["insights"]
     print(f"sample: Nemori distils {a} insights, Nemori-s {b}: {a / b:.2f}x")
 
 

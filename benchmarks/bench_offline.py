@@ -22,7 +22,7 @@ from nemori_ui.core.clients import build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
-from nemori_ui.core.summary import run_summary  # noqa: E402
+from nemori_ui.core.run_figures import run_figures  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
 
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -45,7 +45,7 @@ def main() -> None:
                            resume=False)
         run_windows(store, run_id, clients)
         seconds = time.perf_counter() - started
-        summary = run_summary(store, run_id)
+        summary = run_figures(store, run_id)
         rows.append((label, seconds, len(conv.messages) / seconds * 60, summary))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"offline engine on {args.conversation}: {len(conv.messages)} messages, w={args.window}")

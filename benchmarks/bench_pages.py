@@ -58,7 +58,7 @@ def timed(label: str, step) -> None:
 
 def views(home: Path, run_id: str, whole: bool) -> None:
     from nemori_ui.core.store.health import run_health
-    from nemori_ui.core.summary import run_summary
+    from nemori_ui.core.run_figures import run_figures
     from nemori_ui.core.views import partitions as pv
     from nemori_ui.core.views.run_data import load_run_data
     from nemori_ui.ui.episodic_charts import ribbon_figure
@@ -67,7 +67,7 @@ def views(home: Path, run_id: str, whole: bool) -> None:
     window = runs.get_run(store, run_id).config.window
     print("Overview, as the page computes it:")
     timed("headline figures + health",
-          lambda: (run_summary(store, run_id), run_health(store, [run_id])))
+          lambda: (run_figures(store, run_id), run_health(store, [run_id])))
 
     def partitions():
         src = pv.stored_partition_source(store, run_id, window)

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from nemori_ui.core.summary import run_summary
+from nemori_ui.core.run_figures import run_figures
 from nemori_ui.core.store.runs import stored_hash
 from nemori_ui.core.tuning.compare import compare_runs, partner_runs
 from nemori_ui.ui.diff_widgets import pair_diffs
@@ -35,7 +35,7 @@ if not partners:
             "are compared.")
 by_id = {r.id: r for r in listed}
 a, b = run_data(by_id[a_id]), run_data(by_id[b_id])
-result = compare_runs(a, b, run_summary(store, a_id), run_summary(store, b_id))
+result = compare_runs(a, b, run_figures(store, a_id), run_figures(store, b_id))
 
 if result["identical"]:
     st.success("The two runs hold the same memory.")

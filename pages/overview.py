@@ -4,7 +4,7 @@ import streamlit as st
 
 from nemori_ui.core.views.wording import plural
 from nemori_ui.ui.layout import page_setup
-from nemori_ui.ui.state import current_run, health as run_health, summary as run_figures
+from nemori_ui.ui.state import current_run, figures, health as run_health
 
 data = page_setup("Nemori Inspector", needs_run=False, whole_run=False)
 
@@ -33,19 +33,19 @@ if st.button("Watch the memory react live: the demo script on the Live page", ke
 
 if data is not None:
     st.subheader("Current run")
-    summary = run_figures(current_run())
-    st.text(summary["name"])
+    headline = figures(current_run())
+    st.text(headline["name"])
     cols = st.columns(6)
-    cols[0].metric("Messages", summary["messages"])
-    cols[1].metric("Episodes", summary["episodes"], help="active episodes after integration")
-    cols[2].metric("Integrated", summary["integrated"])
-    cols[3].metric("Insights", summary["insights"])
-    cols[4].metric("Memories", summary["semantic_memories"], help="active semantic memories")
-    if summary["llm"]["calls"] or summary["llm"].get("cached"):
-        cols[5].metric("LLM calls", summary["llm"]["calls"])
+    cols[0].metric("Messages", headline["messages"])
+    cols[1].metric("Episodes", headline["episodes"], help="active episodes after integration")
+    cols[2].metric("Integrated", headline["integrated"])
+    cols[3].metric("Insights", headline["insights"])
+    cols[4].metric("Memories", headline["semantic_memories"], help="active semantic memories")
+    if headline["llm"]["calls"] or headline["llm"].get("cached"):
+        cols[5].metric("LLM calls", headline["llm"]["calls"])
     else:   # the offline engine makes no call: a counter of zeros says nothing
         cols[5].metric("LLM calls", "none", help="decided without an LLM")
-    d = summary["decisions"]
+    d = headline["decisions"]
     st.caption(f"Consolidation: {d['new']} new · {d['merge']} merged · {plural(d['conflict'], 'conflict')}")
     soundness = run_health(current_run())
     if soundness.degraded:

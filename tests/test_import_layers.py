@@ -23,7 +23,7 @@ LAYERS = (
     ("llm", "embed", "vectors"),
     ("pipeline", "episode_lines", "offline", "prompts"),
     ("deciders",),                  # the engine and the prompts behind the pipeline's protocol
-    ("retrieval", "clients", "summary", "export", "projection", "executors", "replay"),
+    ("retrieval", "clients", "run_figures", "export", "projection", "executors", "replay"),
     ("views", "eval"),
     ("tuning",),
     ("scale",),                     # evaluation and sweep take an executor, never import Ray

@@ -16,7 +16,7 @@ from nemori_ui.core.pipeline.events import EventLog
 from nemori_ui.core.pipeline.semantic import anticipate_and_distill
 from nemori_ui.core.pipeline.state import MemoryState
 from nemori_ui.core.store import open_store
-from nemori_ui.core.summary import run_summary
+from nemori_ui.core.run_figures import run_figures
 from nemori_ui.core.views.run_data import load_run_data
 
 from tests.conftest import run_sample
@@ -140,8 +140,8 @@ def test_narratives_summarise_rather_than_copy(labelled):
 
 def test_on_the_sample_prediction_saves_a_fifth_of_the_insights(tmp_path):
     store = open_store(tmp_path)
-    nemori = run_summary(store, run_sample(store))
-    direct = run_summary(store, run_sample(store, variant="nemori-s"))
+    nemori = run_figures(store, run_sample(store))
+    direct = run_figures(store, run_sample(store, variant="nemori-s"))
     assert nemori["insights"] <= 0.8 * direct["insights"], (nemori["insights"], direct["insights"])
 
 

@@ -127,7 +127,7 @@ def page(path: str, run_id: str) -> AppTest:
     return at
 
 
-def shown(at: AppTest) -> str:
+def page_text(at: AppTest) -> str:
     parts = [x.value for kind in ("markdown", "caption", "text", "info", "warning", "error")
              for x in getattr(at, kind)]
     parts += [f"{m.label}: {m.value}" for m in at.metric]
@@ -139,7 +139,7 @@ def shown(at: AppTest) -> str:
 def test_every_page_renders_the_old_native_run(old_runs, path):
     _, runs = old_runs
     at = page(path, runs[NATIVE])
-    text = shown(at)
+    text = page_text(at)
     if path.endswith("overview.py"):
         assert "Integrated: 1" in text and "Insights: 25" in text
         assert "22 new · 2 merged · 1 conflict" in text and "1 conflicts" not in text
@@ -155,7 +155,7 @@ def test_every_page_renders_the_old_native_run(old_runs, path):
 @pytest.mark.parametrize("name", [SUMMARY, DIRECT])
 def test_the_pages_that_read_events_render_the_other_old_runs(old_runs, name, path):
     _, runs = old_runs
-    text = shown(page(path, runs[name]))
+    text = page_text(page(path, runs[name]))
     if path.endswith("prediction_error.py") and name == DIRECT:
         assert "Nemori-s" in text
     if path.endswith("knowledge.py") and name == SUMMARY:

@@ -13,7 +13,7 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.store import open_store, page_reads, records
-from nemori_ui.core.summary import run_summary
+from nemori_ui.core.run_figures import run_figures
 from nemori_ui.core.transcripts import parse_transcript
 from nemori_ui.core.views import episodes as ev
 from nemori_ui.core.views import partitions as pv
@@ -72,7 +72,7 @@ def test_counts_from_sql_equal_those_from_loaded_records(sample_run, model_runs)
     sample = loaded_counts(store, run_id)
     assert sample["integrated"] and sample["insights"] and sample["decisions"]["merge"]
     assert page_reads.run_counts(store, run_id).model_dump() == sample
-    summary = run_summary(store, run_id)
+    summary = run_figures(store, run_id)
     assert {k: summary[k] for k in sample} == sample
     model_store, (made, cached) = model_runs
     for rid in (made, cached):

@@ -25,7 +25,7 @@ from nemori_ui.core.store import open_store, records
 from nemori_ui.core.store.db import DB_NAME
 from nemori_ui.core.store.health import run_health
 from nemori_ui.core.store.runs import get_run, list_runs, rename_run
-from nemori_ui.core.summary import run_summary
+from nemori_ui.core.run_figures import run_figures
 from nemori_ui.core.transcripts import parse_transcript
 from tests.app_jobs import jobs_done
 from tests.conftest import ROOT, SAMPLE
@@ -73,7 +73,7 @@ def test_failed_calls_and_fallbacks_are_counted(degraded):
     assert failed >= 1 and fell_back >= 1, "the fixture must degrade the run"
     health = run_health(store)[run_id]
     assert (health.calls, health.failed_calls, health.fallbacks) == (len(calls), failed, fell_back)
-    assert run_summary(store, run_id)["fallbacks"] == fell_back
+    assert run_figures(store, run_id)["fallbacks"] == fell_back
     assert get_run(store, run_id).status == "done"
 
 

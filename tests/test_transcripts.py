@@ -11,7 +11,7 @@ import pytest
 from nemori_ui.core.errors import InputError
 from nemori_ui.core.models import Transcript
 from nemori_ui.core.transcripts import (FORMATS, detect_format, load_transcript,
-                                        parse_transcript, summarize)
+                                        outline, parse_transcript)
 from nemori_ui.core.transcripts.timestamps import parse_timestamp
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
@@ -222,8 +222,8 @@ def test_parse_transcript_from_bytes_matches_load():
     assert c == b
 
 
-def test_summarize():
-    s = summarize(load_transcript(FIXTURES / "rows.jsonl"))
+def test_outline():
+    s = outline(load_transcript(FIXTURES / "rows.jsonl"))
     assert s == {"format": "jsonl", "conversations": [
         {"id": "c1", "speakers": ["Alice", "Bob"], "sessions": 2, "messages": 3,
          "first": "2024-03-01T09:15:00", "last": "2024-03-02T10:00:00"},

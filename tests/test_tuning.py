@@ -8,7 +8,7 @@ from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.store import open_store
-from nemori_ui.core.summary import run_summary
+from nemori_ui.core.run_figures import run_figures
 from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.tuning.compare import compare_runs, window_diff
 from nemori_ui.core.tuning.demo import prediction_demo
@@ -37,7 +37,7 @@ def test_sweep_gives_one_consistent_result_per_point(sample_sweep):
     assert [(r["params"]["tau"], r["params"]["variant"]) for r in results] == [
         (0.57, "nemori"), (0.57, "nemori-s"), (0.7, "nemori"), (0.7, "nemori-s")]
     for r in results:
-        summary = run_summary(store, r["run_id"])
+        summary = run_figures(store, r["run_id"])
         assert r["insights"] == summary["insights"]
         assert r["merges"] + r["conflicts"] + summary["decisions"]["new"] == r["insights"]
         assert 0 < r["active_memories"] <= r["insights"]
@@ -98,10 +98,10 @@ def test_compare_of_a_run_with_itself_is_empty_and_of_two_runs_is_not(sample_swe
     store, results = sample_sweep
     a = load_run_data(store, results[0]["run_id"])
     b = load_run_data(store, results[2]["run_id"])
-    same = compare_runs(a, a, run_summary(store, a.run_id), run_summary(store, a.run_id))
+    same = compare_runs(a, a, run_figures(store, a.run_id), run_figures(store, a.run_id))
     assert same["identical"] and same["partition"]["window_diff"] == 0
     assert not same["knowledge"]["only_a"] and not same["config_changes"]
-    diff = compare_runs(a, b, run_summary(store, a.run_id), run_summary(store, b.run_id))
+    diff = compare_runs(a, b, run_figures(store, a.run_id), run_figures(store, b.run_id))
     assert not diff["identical"] and diff["config_changes"] == {"tau": [0.57, 0.7]}
     assert diff["deltas"]["insights"] == results[2]["insights"] - results[0]["insights"]
 

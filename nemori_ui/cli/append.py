@@ -13,7 +13,7 @@ import sys
 from ..core.clients import build_clients
 from ..core.pipeline.append import append_transcript
 from ..core.store import runs
-from ..core.summary import run_summary
+from ..core.run_figures import run_figures
 from ..core.transcripts import load_transcript
 from .commands import COMMANDS
 from .common import TerminalProgress, add_home, notice, print_json, store_from
@@ -47,20 +47,20 @@ def run(args) -> int:
         return 130
     for line in done.notes(info.id, str(args.file)):
         print(f"note: {line}", file=sys.stderr)
-    summary = run_summary(store, info.id)
-    summary["append"] = done.record.model_dump() if done.record else None
-    summary["held"] = done.held.model_dump() if done.held.count else None
+    figures = run_figures(store, info.id)
+    figures["append"] = done.record.model_dump() if done.record else None
+    figures["held"] = done.held.model_dump() if done.held.count else None
     record = done.record
     if args.json:
-        print_json(summary)
+        print_json(figures)
     elif record is None:
         print(f"run {info.id}: nothing appended from {args.file}, the run holds its "
-              f"{done.held.count} messages already; {summary['messages']} messages, "
-              f"{summary['windows']} windows → {summary['episodes']} episodes, "
-              f"{summary['semantic_memories']} memories")
+              f"{done.held.count} messages already; {figures['messages']} messages, "
+              f"{figures['windows']} windows → {figures['episodes']} episodes, "
+              f"{figures['semantic_memories']} memories")
     else:
         print(f"run {info.id}: appended {record.count} messages from {args.file} as "
               f"{record.first_message_id} onwards (from window {record.first_window + 1}); "
-              f"{summary['messages']} messages, {summary['windows']} windows → "
-              f"{summary['episodes']} episodes, {summary['semantic_memories']} memories")
+              f"{figures['messages']} messages, {figures['windows']} windows → "
+              f"{figures['episodes']} episodes, {figures['semantic_memories']} memories")
     return 0

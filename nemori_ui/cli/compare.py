@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.summary import run_summary
+from ..core.run_figures import run_figures
 from ..core.tuning.compare import compare_runs
 from ..core.views.run_data import load_run_data
 from .commands import COMMANDS
@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     store = store_from(args)
     a, b = load_run_data(store, args.run_a), load_run_data(store, args.run_b)
-    result = compare_runs(a, b, run_summary(store, a.run_id), run_summary(store, b.run_id))
+    result = compare_runs(a, b, run_figures(store, a.run_id), run_figures(store, b.run_id))
     if args.json:
         print_json(result)
         return 0

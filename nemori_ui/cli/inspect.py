@@ -1,5 +1,5 @@
 """``inspect FILE``: detect a transcript's format and summarise what was read, without running
-anything. The numbers come from core.transcripts.summarize; this module only formats them."""
+anything. The numbers come from core.transcripts.outline; this module only formats them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 
 from ..core.errors import InputError
-from ..core.transcripts import FORMATS, load_transcript, summarize
+from ..core.transcripts import FORMATS, load_transcript, outline
 from .commands import COMMANDS
 
 
@@ -39,11 +39,11 @@ def column_map(pairs: list[str]) -> dict[str, str] | None:
 def run(args) -> int:
     transcript = load_transcript(args.file, format=args.format,
                                  column_map=column_map(args.column))
-    summary = summarize(transcript)
+    overview = outline(transcript)
     if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
+        print(json.dumps(overview, ensure_ascii=False))
     else:
-        print(table(summary, args.file))
+        print(table(overview, args.file))
     return 0
 
 
@@ -56,8 +56,8 @@ def _speakers(names: list[str]) -> str:
     return shown + (f" +{len(names) - 4}" if len(names) > 4 else "")
 
 
-def table(summary: dict, file: str) -> str:
-    convs = summary["conversations"]
+def table(overview: dict, file: str) -> str:
+    convs = overview["conversations"]
     head = ("id", "speakers", "sessions", "messages", "first", "last")
     rows = [(c["id"], _speakers(c["speakers"]), str(c["sessions"]), str(c["messages"]),
              _when(c["first"]), _when(c["last"])) for c in convs]
@@ -69,7 +69,7 @@ def table(summary: dict, file: str) -> str:
                          for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     total = sum(c["messages"] for c in convs)
-    out = [f"{file}: format {summary['format']}, {len(convs)} conversation"
+    out = [f"{file}: format {overview['format']}, {len(convs)} conversation"
            f"{'s' if len(convs) != 1 else ''}, {total} messages", "",
            line(head), line(["-" * w for w in widths]), *(line(r) for r in rows)]
     return "\n".join(out)

@@ -12,7 +12,7 @@ from ..core.errors import InputError
 from ..core.live_input import keeps_buffer
 from ..core.pipeline.runner import run_windows
 from ..core.store import runs
-from ..core.summary import run_summary
+from ..core.run_figures import run_figures
 from .commands import COMMANDS
 from .common import TerminalProgress, add_home, print_json, store_from
 
@@ -42,10 +42,10 @@ def run(args) -> int:
         print(f"\ninterrupted: `python -m nemori_ui resume {info.id}` continues it",
               file=sys.stderr)
         return 130
-    summary = run_summary(store, info.id)
+    figures = run_figures(store, info.id)
     if args.json:
-        print_json(summary)
+        print_json(figures)
     else:
-        print(f"run {info.id}: {summary['windows_done']}/{summary['windows']} windows, "
-              f"{summary['status']}")
+        print(f"run {info.id}: {figures['windows_done']}/{figures['windows']} windows, "
+              f"{figures['status']}")
     return 0

@@ -8,7 +8,7 @@ import time
 from ..core.clients import build_clients
 from ..core.config import PipelineConfig
 from ..core.pipeline.runner import run_windows, start_run
-from ..core.summary import run_summary
+from ..core.run_figures import run_figures
 from ..core.transcripts import load_transcript
 from .commands import COMMANDS
 from .common import (TerminalProgress, add_semantic_options, add_episode_match, add_home,
@@ -74,18 +74,18 @@ def run(args) -> int:
         print(f"\ninterrupted: run {run_id} resumes where it stopped if you run the same "
               "command again", file=sys.stderr)
         return 130
-    summary = run_summary(store, run_id)
-    summary["seconds"] = round(time.perf_counter() - started, 3)
+    figures = run_figures(store, run_id)
+    figures["seconds"] = round(time.perf_counter() - started, 3)
     if args.json:
-        print_json(summary)
+        print_json(figures)
     else:
-        print(f"run {run_id} ({summary['decider']}): {summary['messages']} messages, "
-              f"{summary['windows']} windows → {summary['episodes']} episodes "
-              f"({summary['integrated']} integrated), {summary['insights']} insights → "
-              f"{summary['semantic_memories']} memories "
-              f"(new {summary['decisions']['new']}, merge {summary['decisions']['merge']}, "
-              f"conflict {summary['decisions']['conflict']}); LLM calls {summary['llm']['calls']} "
-              f"(+{summary['llm']['cached']} cached, {summary['llm']['failed']} failed, "
-              f"{summary['fallbacks']} decisions by the offline fallback); "
-              f"{summary['seconds']} s")
+        print(f"run {run_id} ({figures['decider']}): {figures['messages']} messages, "
+              f"{figures['windows']} windows → {figures['episodes']} episodes "
+              f"({figures['integrated']} integrated), {figures['insights']} insights → "
+              f"{figures['semantic_memories']} memories "
+              f"(new {figures['decisions']['new']}, merge {figures['decisions']['merge']}, "
+              f"conflict {figures['decisions']['conflict']}); LLM calls {figures['llm']['calls']} "
+              f"(+{figures['llm']['cached']} cached, {figures['llm']['failed']} failed, "
+              f"{figures['fallbacks']} decisions by the offline fallback); "
+              f"{figures['seconds']} s")
     return 0

@@ -34,15 +34,15 @@ def call_view(c, key: str = "call") -> None:
             st.error("This call failed: the offline engine made its decision.")
         else:
             st.warning("This call needed a retry or a repair.")
-        st.code(views.shown(c.error), language=None, wrap_lines=True)
+        st.code(views.masked(c.error), language=None, wrap_lines=True)
     if c.requests:
         st.caption("Requests sent")
         st.dataframe(pd.DataFrame(c.requests), hide_index=True, key=f"{key}_requests")
     for i, message in enumerate(c.messages, start=1):
         st.caption(f"Message {i}: {md_escape(str(message.get('role', '?')))}")
-        st.code(views.shown(str(message.get("content", ""))), language=None, wrap_lines=True)
+        st.code(views.masked(str(message.get("content", ""))), language=None, wrap_lines=True)
     st.caption("Response")
-    st.code(views.shown(c.response_text) or "(no response)", language=None, wrap_lines=True)
+    st.code(views.masked(c.response_text) or "(no response)", language=None, wrap_lines=True)
     if c.parsed is not None:
         with st.expander("Parsed reply"):
             st.json(c.parsed)

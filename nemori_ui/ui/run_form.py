@@ -11,7 +11,7 @@ from ..core.config import PipelineConfig, default_tau
 from ..core.errors import InputError
 from ..core.llm.redact import strip_url_credentials
 from ..core.pipeline.runner import start_run
-from ..core.transcripts import parse_transcript, summarize
+from ..core.transcripts import outline, parse_transcript
 from ..core.store import runs
 from ..core.views.existing_runs import finished_run
 from .jobs.runs import session_clients, start_job
@@ -54,11 +54,11 @@ def choose_transcript():
 
 
 def preview(transcript) -> str:
-    summary = summarize(transcript)
-    st.caption(f"Format: **{md_escape(summary['format'])}** · "
-               f"{plural(len(summary['conversations']), 'conversation')}")
+    overview = outline(transcript)
+    st.caption(f"Format: **{md_escape(overview['format'])}** · "
+               f"{plural(len(overview['conversations']), 'conversation')}")
     st.dataframe(pd.DataFrame([{**c, "speakers": ", ".join(c["speakers"])}
-                               for c in summary["conversations"]]), hide_index=True)
+                               for c in overview["conversations"]]), hide_index=True)
     ids = [c.id for c in transcript.conversations]
     return st.selectbox("Conversation", ids, key="conversation") if len(ids) > 1 else ids[0]
 

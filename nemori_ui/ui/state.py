@@ -17,7 +17,7 @@ from ..core.config import PipelineConfig
 from ..core.store import Store, default_home, open_store
 from ..core.store import runs
 from ..core.store.health import RunHealth, run_health
-from ..core.summary import run_summary
+from ..core.run_figures import run_figures
 from ..core.tuning.sweep import point_figures, stored_recall
 from ..core.views.partitions import PartitionSource, stored_partition_source
 from ..core.views.run_data import RunData, load_run_data
@@ -143,13 +143,13 @@ def partition_source(info: runs.RunInfo) -> PartitionSource:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _summary(home_path: str, run_id: str, stamp: str) -> dict:
-    return run_summary(_store_for(home_path), run_id)
+def _figures(home_path: str, run_id: str, stamp: str) -> dict:
+    return run_figures(_store_for(home_path), run_id)
 
 
-def summary(info: runs.RunInfo) -> dict:
+def figures(info: runs.RunInfo) -> dict:
     """The run's headline figures, recomputed only when the run changed."""
-    return _summary(str(home()), info.id, _stamp(info))
+    return _figures(str(home()), info.id, _stamp(info))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -183,5 +183,5 @@ def clear_data_cache() -> None:
     _health.clear()
     _run_data.clear()
     _partitions.clear()
-    _summary.clear()
+    _figures.clear()
     _point.clear()

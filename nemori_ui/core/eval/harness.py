@@ -82,7 +82,7 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
     memory_runs = {d.conversation_id: d.run_id for d in done if d.run_id}
     build_seconds = sum(d.build_seconds for d in done)
 
-    summary = results.summarize(rows)
+    summary = results.scores(rows)
     summary["skipped"] = every.skipped()
     summary["issues"] = [i.model_dump() for i in every.issues
                          if i.reason not in (qa.ADVERSARIAL, qa.NOT_CHOSEN)]

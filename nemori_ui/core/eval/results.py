@@ -92,7 +92,8 @@ def _category_order(key: str):
     return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
-def summarize(rows: list[QuestionResult]) -> dict:
+def scores(rows: list[QuestionResult]) -> dict:
+    """The evaluation's summary: its scores overall and by category."""
     groups: dict[str, list[QuestionResult]] = {}
     for r in rows:
         groups.setdefault(r.category, []).append(r)

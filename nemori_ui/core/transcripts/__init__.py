@@ -21,10 +21,10 @@ from ..models import Transcript
 from . import chat, locomo, longmemeval, plaintext, tabular
 from .common import describe, load_json
 from .fields import field_problem
-from .summary import summarize
+from .outline import outline
 
 __all__ = ["FORMATS", "DEFAULT_MAX_BYTES", "load_transcript", "parse_transcript",
-           "detect_format", "summarize"]
+           "detect_format", "outline"]
 
 FORMATS = ("locomo", "longmemeval", "chat", "jsonl", "csv", "text")
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024

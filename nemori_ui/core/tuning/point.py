@@ -16,7 +16,7 @@ from ..models import Conversation
 from ..pipeline.runner import Clients, run_windows, start_run
 from ..retrieval import count_tokens
 from ..store import Store, records, runs, transfer
-from ..summary import run_summary
+from ..run_figures import run_figures
 from .qa_recall import evidence_recall
 
 SWEEPABLE = {"tau": float, "window": int, "variant": str, "management": str, "k_e": int,
@@ -38,20 +38,20 @@ def stored_size(store: Store, run_id: str) -> dict:
 
 def point_figures(store: Store, run_id: str) -> dict:
     """The figures a sweep reports for one finished run."""
-    summary = run_summary(store, run_id)
+    figures = run_figures(store, run_id)
     config = runs.get_run(store, run_id).config
     calls = records.load_calls(store, run_id)
     return {"run_id": run_id,
             "params": {k: getattr(config, k) for k in SWEEPABLE},
-            "episodes": summary["episodes"], "integrated": summary["integrated"],
-            "insights": summary["insights"], "active_memories": summary["semantic_memories"],
-            "merges": summary["decisions"]["merge"], "conflicts": summary["decisions"]["conflict"],
+            "episodes": figures["episodes"], "integrated": figures["integrated"],
+            "insights": figures["insights"], "active_memories": figures["semantic_memories"],
+            "merges": figures["decisions"]["merge"], "conflicts": figures["decisions"]["conflict"],
             "stored": stored_size(store, run_id),
             "llm": {"calls_made": sum(not c.cached for c in calls),
                     "calls_reused": sum(c.cached for c in calls),
-                    "failed": summary["llm"]["failed"],
-                    "input_tokens": summary["llm"]["input_tokens"],
-                    "output_tokens": summary["llm"]["output_tokens"]}}
+                    "failed": figures["llm"]["failed"],
+                    "input_tokens": figures["llm"]["input_tokens"],
+                    "output_tokens": figures["llm"]["output_tokens"]}}
 
 
 def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,

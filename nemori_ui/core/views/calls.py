@@ -18,7 +18,7 @@ from ..llm.usage import count_calls
 from ..models import LLMCallRecord
 from ..prompts import STAGE_OF
 
-__all__ = ["PRICE_COLUMNS", "CALL_COLUMNS", "TOTAL_COLUMNS", "stage_of", "served_for", "shown",
+__all__ = ["PRICE_COLUMNS", "CALL_COLUMNS", "TOTAL_COLUMNS", "stage_of", "served_for", "masked",
            "call_table", "totals", "format_cost", "price_rows", "prices_from_rows", "with_models",
            "apply_edits", "table3", "table9", "DEFAULT_PRICES", "LOCAL", "estimate_cost",
            "listed_price", "model_label", "price_for"]
@@ -48,7 +48,7 @@ def served_for(c: LLMCallRecord) -> str:
     return f"{kind} {item}" if item else kind
 
 
-def shown(text: str | None) -> str:
+def masked(text: str | None) -> str:
     """Text of a stored record as displayed: anything that looks like a credential masked,
     also in records stored before redaction covered replies."""
     return redact_patterns(text or "")
@@ -60,7 +60,7 @@ def call_table(calls: Iterable[LLMCallRecord]) -> pd.DataFrame:
              "cached": c.cached, "input_tokens": c.input_tokens,
              "output_tokens": c.output_tokens, "latency_s": round(c.latency_s, 3),
              "requests": c.attempts, "retries": max(0, c.attempts - 1),
-             "error": shown(c.error), "response": _preview(shown(c.response_text))}
+             "error": masked(c.error), "response": _preview(masked(c.response_text))}
             for c in calls]
     return pd.DataFrame(rows, columns=CALL_COLUMNS)
 

@@ -7,7 +7,7 @@ from typing import Any
 from ..models import Transcript
 
 
-def summarize(transcript: Transcript) -> dict[str, Any]:
+def outline(transcript: Transcript) -> dict[str, Any]:
     """JSON-ready overview: format and, per conversation, speakers, counts and time span.
 
     Timestamps are ISO 8601 strings (naive, see timestamps.py) or None when a conversation has

@@ -8,7 +8,7 @@ from .store.health import run_health
 from .store.page_reads import run_counts
 
 
-def run_summary(store: Store, run_id: str) -> dict:
+def run_figures(store: Store, run_id: str) -> dict:
     info = runs.get_run(store, run_id)
     counts = run_counts(store, run_id)
     return {
