@@ -3,7 +3,8 @@ windows listed from the end of a known one, agree with listing every window."""
 
 from hypothesis import given, strategies as st
 
-from nemori_ui.core.window_spans import closed_end, pending_count, window_count, window_spans
+from nemori_ui.core.window_spans import (closed_end, pending_count, tail_processed, window_count,
+                                          window_spans)
 
 runs = st.integers(0, 90).flatmap(lambda n: st.tuples(
     st.just(n), st.integers(1, 12), st.lists(st.integers(0, n + 2), max_size=5)))
@@ -36,3 +37,10 @@ def test_a_cut_closes_a_short_window_and_the_tail_waits():
     assert window_spans(25, 10, [13], flush=False) == [(0, 10), (10, 13), (13, 23)]
     assert (window_count(25, 10, [13]), closed_end(25, 10, [13])) == (3, 23)
     assert window_count(25, 10, [13], flush=True) == 4
+
+
+def test_a_processed_short_tail_stays_closed():
+    # 25 messages, w = 10: windows 0-10 and 10-20 closed, 5 in the buffer
+    assert not tail_processed(25, 10, [], windows_done=2)     # the buffer still fills
+    assert tail_processed(25, 10, [], windows_done=3)         # a finished run took it
+    assert not tail_processed(20, 10, [], windows_done=2)     # no short tail at all

@@ -24,9 +24,9 @@ from .live_input import TYPED, Script, played_so_far
 from .models import Conversation, Message
 from .pipeline.append import add_messages, following_sessions, renumber
 from .pipeline.runner import Clients, Progress, run_windows
-from .pipeline.windows import pending_count
 from .store import Store
 from .store import appends, records, runs
+from .window_spans import pending_count, window_count
 
 IDLE_S = 0.5          # how long an idle worker waits for a play tick before looking again
 
@@ -224,9 +224,8 @@ def _warm(clients: Clients, done: threading.Event) -> None:
 
 
 def _closed_windows(store: Store, run_id: str, window: int) -> int:
-    from .pipeline.windows import window_spans
     n = store.query("SELECT count(*) FROM messages WHERE run_id = ?", (run_id,))[0][0]
-    return len(window_spans(n, window, appends.load_cuts(store, run_id), flush=False))
+    return window_count(n, window, appends.load_cuts(store, run_id))
 
 
 class LiveFeeds:

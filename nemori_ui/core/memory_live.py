@@ -24,7 +24,7 @@ from .pipeline.state import MemoryState
 from .run_lock import run_lock
 from .store import Store
 from .store import appends, records, runs
-from .store.stream import StreamWrite, message_count
+from .store.stream import COUNT_SQL, StreamWrite, message_count
 from .window_spans import pending_count, window_count, window_spans
 
 
@@ -166,7 +166,7 @@ class LiveRun:
         """Read what other processes added or processed since this object last looked (one
         small query when nothing changed)."""
         n, cuts, windows_done = self.store.query(
-            "SELECT (SELECT coalesce(max(idx), -1) + 1 FROM messages WHERE run_id = ?1), "
+            f"SELECT ({COUNT_SQL}), "
             "(SELECT count(*) FROM window_cuts WHERE run_id = ?1), windows_done "
             "FROM runs WHERE id = ?1", (self.run_id,))[0]
         if n != len(self.messages) or cuts != len(self.cuts):

@@ -47,3 +47,10 @@ def closed_end(n: int, w: int, cuts: list[int]) -> int:
 def pending_count(n: int, w: int, cuts: list[int]) -> int:
     """Messages waiting in the buffer: after the last window, not yet partitioned."""
     return n - closed_end(n, w, cuts)
+
+
+def tail_processed(n: int, w: int, cuts: list[int], windows_done: int) -> bool:
+    """The partial last window was processed already (a finished `run`, or one stored before
+    cuts were recorded): it must stay closed, so messages added now start a window of their
+    own instead of joining one that will never be processed again."""
+    return bool(pending_count(n, w, cuts)) and windows_done > window_count(n, w, cuts)

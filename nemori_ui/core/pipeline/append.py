@@ -19,9 +19,9 @@ from ..store import Store
 from ..store import appends, records, runs
 from ..store.appends import AppendRecord
 from ..store.owner import this_process
+from ..window_spans import tail_processed, window_count
 from .held import Held, Part, held_prefix, parts_of
 from .runner import Clients, Progress, run_windows
-from .windows import pending_count, window_spans
 
 
 def renumber(messages: list[Message], *, first_idx: int, session_offset: int = 0,
@@ -72,14 +72,9 @@ class Appended(BaseModel):
 
 
 def _closed_tail(info: runs.RunInfo, n: int, cuts: list[int]) -> int | None:
-    """A run whose partial last window was already processed (a finished `run`, or one stored
-    before cuts were recorded) keeps that window closed: the cut to record, so that added
-    messages start a new window instead of joining one that will never be processed again."""
-    window = info.config.window
-    if pending_count(n, window, cuts) and info.windows_done > len(
-            window_spans(n, window, cuts, flush=False)):
-        return n
-    return None
+    """The cut to record before adding, where the run's processed partial tail must stay
+    closed (`tail_processed`)."""
+    return n if tail_processed(n, info.config.window, cuts, info.windows_done) else None
 
 
 def _write(store: Store, conn, run_id: str, existing: list[Message], messages: list[Message], *,
@@ -97,8 +92,8 @@ def _write(store: Store, conn, run_id: str, existing: list[Message], messages: l
         raise ValueError(f"appended messages must start at id {expected}, not {messages[0].id}")
     cuts = appends.load_cuts(store, run_id)
     cut = _closed_tail(info, len(existing), cuts)
-    first_window = len(window_spans(len(existing), info.config.window,
-                                    cuts + ([cut] if cut is not None else []), flush=False))
+    first_window = window_count(len(existing), info.config.window,
+                                cuts + ([cut] if cut is not None else []))
     return appends.write_append(conn, run_id, existing, messages, source=source,
                                 first_window=first_window, given_hash=given_hash, cut_at=cut)
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from ..errors import InputError
 from ..models import Message
-from ..window_spans import pending_count, window_count
+from ..window_spans import tail_processed, window_count
 from .appends import insert_messages, record_append
 from .db import now_iso
 from .runs import content_hash
@@ -71,7 +71,7 @@ def _chained_hash(old: str | None, new: list[Message]) -> str:
 
 
 # The index's last entry: count(*) would walk every message of the run (0.7 ms at 10,000).
-COUNT_SQL = "SELECT coalesce(max(idx), -1) + 1 FROM messages WHERE run_id = ?"
+COUNT_SQL = "SELECT coalesce(max(idx), -1) + 1 FROM messages WHERE run_id = ?1"
 
 
 def message_count(conn: sqlite3.Connection, run_id: str) -> int:
@@ -109,9 +109,7 @@ def write_stream(conn: sqlite3.Connection, run_id: str, items: list[Incoming], *
         if item.key is not None:
             new_keys[item.key] = message.id
     if new:
-        if pending_count(n, window, cuts) and windows_done > window_count(n, window, cuts):
-            # the partial tail was processed already (a finished `run`): it stays closed, so
-            # the new messages start a window of their own
+        if tail_processed(n, window, cuts, windows_done):
             conn.execute("INSERT OR IGNORE INTO window_cuts VALUES (?, ?)", (run_id, n))
             cuts = sorted(set(cuts) | {n})
         first_window = window_count(n, window, cuts)
