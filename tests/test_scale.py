@@ -239,7 +239,15 @@ def test_a_repeated_fanned_eval_reuses_the_memories_and_sends_no_call(local_ray,
     assert sent > 0 and len(openai_server.chat_requests) == sent   # every reply was cached
     assert again.memory_runs == first.memory_runs and len(runs.list_runs(store)) == 2
     assert again.summary["calls"]["eval"]["cached"] == again.summary["questions"]
-    assert untimed(again.summary["overall"]) == untimed(first.summary["overall"])
+    scores, scores_again = untimed(first.summary["overall"]), untimed(again.summary["overall"])
+    if scores["judged"] < first.summary["questions"]:
+        # A judge call of the first run failed (a loaded machine): the twin asked the same
+        # question with the same answer, so the second run finds that verdict in the cache.
+        reasons = [r.verdict_reason for r in results.load_questions(store, first.id)]
+        assert scores_again["judged"] == again.summary["questions"], reasons
+        for field in ("judge", "judged"):
+            scores.pop(field), scores_again.pop(field)
+    assert scores_again == scores
 
 
 
