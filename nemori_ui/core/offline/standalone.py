@@ -65,6 +65,26 @@ _BARE_THING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)? (?:is|are|was|were|will|has|
 _HYPOTHETICAL = frozenset("would 'd could might should".split())
 
 
+_MONTH = "|".join(sorted(MONTHS))
+_DAY = "|".join(WEEKDAYS)
+_WHEN = (rf"(?:(?:{_MONTH})(?: \d{{1,2}}(?:st|nd|rd|th)?)?|\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTH})|"
+         rf"(?:{_DAY})|\d{{4}}|(?:the )?(?:week|weekend|month|year|summer|winter|spring|autumn)|"
+         rf"\d{{1,2}}(?::\d{{2}})? ?(?:am|pm))(?: \d{{4}})?")
+# a time phrase that opens a clause before its subject: a preposition, or next / last / this,
+# before a date word; a month alone is no lead ("May I borrow the van")
+_TIME_LEAD = re.compile(
+    rf"^(?:(?:from|since|as of|starting|until|till|by|in|on|after|before|during) "
+    rf"(?:(?:next|last|this|early|late|mid) )?{_WHEN}|(?:next|last|this) {_WHEN}|"
+    rf"tomorrow|yesterday|today|tonight)\b,? +(?=\S)", re.I)
+
+
+def time_lead(clause: str) -> tuple[str, str]:
+    """(the time phrase that opens the clause, the rest): "From May your direct debit ..." is
+    read as "your direct debit ..." for who it is about, and keeps its time when stored."""
+    hit = _TIME_LEAD.match(clause)
+    return (hit.group(0), clause[hit.end():]) if hit else ("", clause)
+
+
 def _speaks_of_self(said: list[str]) -> bool:
     """The speaker is in the clause, not only as the one a remark is addressed to ("sounds
     good to me", "means a lot to us" react; "Harlow & Price have me on the project" tells)."""
@@ -111,6 +131,9 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
     A third-person subject is replaced in the clause by the caller with the returned name.
     `one_listener`: only one person is spoken to, so "you" is who they are.
     """
+    lead, rest = time_lead(clause)
+    if lead:
+        return judge(rest, speakers, earlier, one_listener)
     first = first_word(clause)
     low = first.lower().replace("’", "'")
     if not first:
