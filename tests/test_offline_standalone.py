@@ -386,3 +386,25 @@ def test_a_time_phrase_stays_in_the_statement_and_its_pronoun_is_named():
     placed, why = _standalone("From June your rent will go up to 950 a month.", debit, SPEAKERS)
     assert placed is not None, why
 
+
+
+@pytest.mark.parametrize("clause", [
+    "I did, with my mum, for her birthday",
+    "We have, twice",
+    "Lucia is, but only on weekends",
+    "My brother does too",
+    "I can't, not this week",
+])
+def test_an_answer_that_leaves_its_verb_to_the_question_is_left_out(clause):
+    subject, why = standalone.judge(clause, SPEAKERS, [])
+    assert subject is None and "the question" in why
+
+
+@pytest.mark.parametrize("clause", [
+    "I did my first triathlon in Cadiz",
+    "We have two cats and a tortoise",
+    "Lucia is a nurse in Malaga",
+    "I can swim five kilometres",
+])
+def test_an_auxiliary_with_its_verb_or_object_is_no_ellipsis(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] is not None

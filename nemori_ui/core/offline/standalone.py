@@ -85,6 +85,13 @@ def time_lead(clause: str) -> tuple[str, str]:
     return (hit.group(0), clause[hit.end():]) if hit else ("", clause)
 
 
+# a subject and an auxiliary with nothing after it but a comma or "too": "I did, with my
+# mum", "We have, twice": what was done is in the question it answers
+_ELLIPSIS = re.compile(r"^\s*(?:[\w'’-]+\s+){1,3}?(?:(?:did|do|does|have|has|had|is|am|are|was|"
+                       r"were|will|can|could|would|should)(?:n['’]t| not)?|(?:can|won)['’]t)"
+                       r"\s*(?:[,;.!]|$|too\b|as well\b)", re.I)
+
+
 def _speaks_of_self(said: list[str]) -> bool:
     """The speaker is in the clause, not only as the one a remark is addressed to ("sounds
     good to me", "means a lot to us" react; "Harlow & Price have me on the project" tells)."""
@@ -183,6 +190,8 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
         return None, "a general remark, about no one in the conversation"
     if not has_verb(clause):
         return None, "a fragment with no verb"
+    if _ELLIPSIS.match(clause):
+        return None, "an answer that leaves what was done to the question"
     verb = (words(clause)[1:2] or [""])[0].lower()
     if verb in _HYPOTHETICAL or low.endswith("'d"):
         return None, "a hypothetical ('would', 'could', 'might'), not a fact"
