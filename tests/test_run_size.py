@@ -84,9 +84,9 @@ def test_consolidation_events_keep_candidate_ids_and_scores_and_the_page_shows_t
         stored = p.stored()["candidates"]        # as the events table holds it
         assert all(set(c) == {"id", "score"} for c in stored)
     d = kv.decision(data, decided[0].seq)
-    assert list(d["candidates"]["text"]) == \
+    assert list(d.candidates["text"]) == \
         [data.memory_by_id[c.id].text for c in decided[0].payload.candidates]
-    assert d["result_text"] == data.memory_by_id[d["result_id"]].text != ""
+    assert d.result_text == data.memory_by_id[d.result_id].text != ""
     table = kv.decision_table(data)
     assert (table["result_text"] != "").all()
 
