@@ -238,15 +238,15 @@ def test_cost_uses_known_prices_and_says_unknown_otherwise():
     assert next(r for r in mixed["by_model"] if r["model"] == "my-local-llm")["cost"] is None
     assert cv.format_cost(None) == "unknown" and cv.format_cost(0.75) == "$0.7500"
     # an empty cell is unknown, never zero
-    blank = cv.prices_from_rows([{"model": "gpt-4o-mini", "input_per_1m": math.nan,
-                                  "output_per_1m": 0.6}])
+    blank = cv.prices_from_rows([cv.PriceRow(model="gpt-4o-mini", input_per_1m=math.nan,
+                                             output_per_1m=0.6)])
     assert cv.estimate_cost(calls, blank)["total"] is None
 
 
 def test_price_table_edits_and_missing_models():
     rows = cv.price_rows({"a": (1.0, 2.0), "b": (3.0, 4.0)})
     rows = cv.with_models(rows, ["b", "c", "c"])
-    assert [r["model"] for r in rows] == ["a", "b", "c"] and rows[2]["input_per_1m"] is None
+    assert [r.model for r in rows] == ["a", "b", "c"] and rows[2].input_per_1m is None
     edited = cv.apply_edits(rows, {"edited_rows": {2: {"input_per_1m": 0.5, "output_per_1m": 1.5}},
                                    "deleted_rows": [0],
                                    "added_rows": [{"model": "d", "input_per_1m": 9.0},
