@@ -24,7 +24,7 @@ def editor_key() -> str:
     return f"price_editor_{st.session_state.price_version}"
 
 
-def set_prices(rows: list[dict]) -> None:
+def set_prices(rows: list[views.PriceRow]) -> None:
     # a fresh editor key: the new table is the editor's base, with no stale pending edits
     st.session_state.prices = rows
     st.session_state.price_version += 1
@@ -44,7 +44,8 @@ def price_table(models: list[str]) -> dict:
     st.caption("US dollars per million tokens. These are estimates: edit them, add a row for "
                "another model, or clear a cell to mark a price unknown.")
     key = editor_key()
-    table = pd.DataFrame(st.session_state.prices, columns=views.PRICE_COLUMNS).astype(
+    table = pd.DataFrame([r.row() for r in st.session_state.prices],
+                         columns=views.PRICE_COLUMNS).astype(
         {"input_per_1m": "float64", "output_per_1m": "float64"})  # numeric even when all empty
     st.data_editor(table,
                    key=key, num_rows="dynamic", hide_index=True, placeholder="unknown",

@@ -46,11 +46,11 @@ embedder = build_clients(PipelineConfig(), get_store()).embedder
 demo = prediction_demo(nemori, direct, embedder)
 ours, theirs = consolidation_outcomes(nemori), consolidation_outcomes(direct)
 head = demo_headline(demo, ours, theirs)
-st.subheader(head["title"])
-figures = [("Insights distilled", "insights", head["fewer_insights"]),
-           ("Consolidation decisions", None, head["fewer_decisions"]),
-           ("Memories stored", "memories", head["fewer_memories"]),
-           ("Tokens stored", "tokens", head["fewer_tokens"])]
+st.subheader(head.title)
+figures = [("Insights distilled", "insights", head.fewer_insights),
+           ("Consolidation decisions", None, head.fewer_decisions),
+           ("Memories stored", "memories", head.fewer_memories),
+           ("Tokens stored", "tokens", head.fewer_tokens)]
 cols = st.columns(len(figures))
 for col, (label, key, fewer) in zip(cols, figures):
     value = demo["nemori"][key] if key else ours["decisions"]
@@ -58,7 +58,7 @@ for col, (label, key, fewer) in zip(cols, figures):
     # the delta reads against Nemori-s: fewer is the saving, shown green
     col.metric(f"{label}, Nemori", value, delta=f"{-fewer:+d} against Nemori-s ({other})",
                delta_color="inverse")
-st.info(head["why"])
+st.info(head.why)
 
 
 def step_moment(by: int) -> None:

@@ -34,18 +34,18 @@ with narratives:
     page = st.number_input("Page", 1, pages, 1, key=f"ep_page_{run}_{status}") if pages > 1 else 1
     for card in cards[(page - 1) * PER_PAGE:page * PER_PAGE]:
         with st.container(border=True):
-            st.markdown(f"##### {md_escape(card['cue'])}")
+            st.markdown(f"##### {md_escape(card.cue)}")
             links = ""
-            if card["superseded_by"]:
-                links = f" · merged into {card['superseded_by']}"
-            if card["supersedes"]:
-                links += f" · merges {', '.join(card['supersedes'])}"
-            st.caption(md_escape(f"{card['id']} · {card['span']} · window {card['window']} · "
-                                 f"{plural(card['messages'], 'message')} · "
-                                 f"{card['status']}{links}"))
-            st.text(card["narrative"])
-            with st.expander(f"Raw messages ({card['messages']})"):
-                st.dataframe(episode_messages(data, card["id"]), hide_index=True)
+            if card.superseded_by:
+                links = f" · merged into {card.superseded_by}"
+            if card.supersedes:
+                links += f" · merges {', '.join(card.supersedes)}"
+            st.caption(md_escape(f"{card.id} · {card.span} · window {card.window} · "
+                                 f"{plural(card.messages, 'message')} · "
+                                 f"{card.status}{links}"))
+            st.text(card.narrative)
+            with st.expander(f"Raw messages ({card.messages})"):
+                st.dataframe(episode_messages(data, card.id), hide_index=True)
 
 with integration:
     table = integration_table(data)
@@ -73,31 +73,31 @@ with integration:
         chosen = st.selectbox("Decision about the new episode", options, key=key,
                               format_func=lambda i: episode_label(data, i))
         detail = integration_detail(data, chosen)
-        picked = detail["choice"]
-        st.markdown(f"**{md_escape(detail['decision'])}**" + (
-            f" (candidate {picked} of {len(detail['candidates'])})"
+        picked = detail.choice
+        st.markdown(f"**{md_escape(detail.decision)}**" + (
+            f" (candidate {picked} of {len(detail.candidates)})"
             if isinstance(picked, int) and picked > 0 else ""))
-        if detail["reason"]:
+        if detail.reason:
             st.caption("Reason")
-            st.text(detail["reason"])
-        if detail["repair"]:
-            st.warning(f"Repaired: {md_escape(detail['repair'])}")
-        if detail["skipped"]:
-            st.caption(md_escape(detail["skipped"]))
+            st.text(detail.reason)
+        if detail.repair:
+            st.warning(f"Repaired: {md_escape(detail.repair)}")
+        if detail.skipped:
+            st.caption(md_escape(detail.skipped))
         else:
             left, right = st.columns([2, 3])
-            left.plotly_chart(candidates_figure(detail["candidates"]),
+            left.plotly_chart(candidates_figure(detail.candidates),
                               key=f"ep_candidates_{run}_{chosen}",
                               config={"displayModeBar": False})
-            right.dataframe(detail["candidates"], hide_index=True,
+            right.dataframe(detail.candidates, hide_index=True,
                             column_config={"score": st.column_config.ProgressColumn(
                                 "score", min_value=0.0, max_value=1.0, format="%.3f")})
-        if detail["merged"]:
-            st.markdown(f"**Merge** of {detail['target']} and {chosen} into "
-                        f"{detail['result_id']}")
+        if detail.merged:
+            st.markdown(f"**Merge** of {detail.target} and {chosen} into "
+                        f"{detail.result_id}")
             cols = st.columns(3)
             for col, title, text in zip(cols, ["Before (earlier episode)", "Incoming (new)",
                                                "After (merged)"],
-                                        [detail["before"], detail["incoming"], detail["after"]]):
+                                        [detail.before, detail.incoming, detail.after]):
                 with col:
                     narrative_block(title, text)

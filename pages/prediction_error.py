@@ -62,12 +62,12 @@ looked = looked_similarities(data)
 if not direct and not looked.empty and data.info.config.management == "native":
     tau = data.info.config.tau
     seen_all = admitted(looked, tau)
-    with st.expander(f"What τ = {tau:.2f} admits: {seen_all['evoking']} of "
-                     f"{plural(seen_all['episodes'], 'episode')} evoked a memory"):
+    with st.expander(f"What τ = {tau:.2f} admits: {seen_all.evoking} of "
+                     f"{plural(seen_all.episodes, 'episode')} evoked a memory"):
         st.plotly_chart(similarity_histogram(looked, tau), key=f"pe_hist_{run}",
                         config={"displayModeBar": False})
         st.caption(f"Every similarity between an episode and the top K_s memories it looked at: "
-                   f"{seen_all['passing']} of {seen_all['pairs']} pairs pass τ (above it, or "
+                   f"{seen_all.passing} of {seen_all.pairs} pairs pass τ (above it, or "
                    "learnt from the episode the looking one continues). τ depends on the "
                    "embedder (MiniLM's is calibrated on LoCoMo questions; see the README); the "
                    "Tuning page shows what another τ would change.")
@@ -81,60 +81,60 @@ seen = evoked(data, chosen)
 c = st.columns(5)
 c[0].metric("Raw messages", int(row["messages"]))
 c[1].metric("Insights stored", int(row["insights"]))
-c[2].metric("Predicted, not stored", int(row["covered"]) if comp["statements_checked"] else "–",
+c[2].metric("Predicted, not stored", int(row["covered"]) if comp.statements_checked else "–",
             help="raw statements the prediction already held; reported by the offline engine")
 c[3].metric("Surprise", f"{row['surprise']:.2f}", help=SURPRISE_DEFINITION)
-c[4].metric("Memories evoked", f"{seen['passed']} of {len(seen['frame'])}" if seen else "–",
+c[4].metric("Memories evoked", f"{seen.passed} of {len(seen.frame)}" if seen else "–",
             help="memories above τ or learnt from the episode this one continues, of the top "
                  "K_s the cue looked at")
 st.caption(md_escape(f"{chosen} · {row['span']} · window {row['window']}"))
 distilled = next((e for e in data.stage("distill") if e.payload.episode_id == chosen), None)
 if distilled is not None:
     mark_control(data.run_id, distilled.seq, "distillation")
-if comp["fallback"]:
-    st.warning(f"Distillation fell back: {md_escape(str(comp['fallback']))}")
+if comp.fallback:
+    st.warning(f"Distillation fell back: {md_escape(str(comp.fallback))}")
 
 if seen is not None:
     st.subheader("1. What the cue evoked")
-    st.text(comp["cue"])
-    management = seen["management"]
-    if seen["frame"].empty:
+    st.text(comp.cue)
+    management = seen.management
+    if seen.frame.empty:
         st.caption("Semantic memory was still empty: nothing to evoke, so the prediction is "
                    "empty and everything informative is new.")
     else:
-        if seen["cold_start"]:
+        if seen.cold_start:
             st.info("**Nothing known yet** about this episode: no memory passed τ, so no "
                     "prediction was made (and no call asked for one); everything informative "
                     "in it is new.")
-        st.plotly_chart(evoked_figure(seen["frame"], seen["tau"], management == "native"),
+        st.plotly_chart(evoked_figure(seen.frame, seen.tau, management == "native"),
                         key=f"pe_evoked_{run}_{chosen}", config={"displayModeBar": False})
-        notes = {"native": evoked_caption(seen["frame"], seen["tau"]),
+        notes = {"native": evoked_caption(seen.frame, seen.tau),
                  "naive": "Naive RAG management: the top K_s memories are used without τ.",
                  "summary": "Flat-summary management: the whole running summary is evoked."}
         st.caption(notes.get(management, ""))
 
 st.subheader("2. Predicted episode and real episode" if not direct else "Raw episode")
 show_html(legend_html())
-if comp["mode"] == "direct":
+if comp.mode == "direct":
     st.caption("Nemori-s: no prediction for this episode. Messages cited by an insight are "
                "marked learnt.")
-    show_html(raw_html(comp["rows"]))
+    show_html(raw_html(comp.rows))
 else:
     left, right = st.columns(2)
     with left:
         st.markdown("**Predicted** (one statement per line)")
-        show_html(prediction_html(comp["prediction_lines"]))
+        show_html(prediction_html(comp.prediction_lines))
     with right:
         st.markdown("**Real** (the raw messages)")
-        show_html(raw_html(comp["rows"]))
-    if comp["read"] == "narrative":
+        show_html(raw_html(comp.rows))
+    if comp.read == "narrative":
         st.caption("Cold start as the v1 code: nothing was stored yet, so the insights were "
                    "distilled from the episode's title and narrative, not from these messages; "
                    "each cites the whole episode.")
-    if comp["statements_checked"]:
-        n = comp["counts"][PREDICTED]
+    if comp.statements_checked:
+        n = comp.counts[PREDICTED]
         st.caption(f"The offline engine checked each informative raw statement against the "
-                   f"prediction: {plural(len(comp['covered']), 'statement')} in "
+                   f"prediction: {plural(len(comp.covered), 'statement')} in "
                    f"{plural(n, 'message')} were "
                    "already predicted and so not stored.")
     else:
@@ -159,9 +159,9 @@ if not lines.empty:
                                 "why": st.column_config.TextColumn(width="medium")})
 
 st.subheader("3. What it learnt")
-if comp["insights"]:
+if comp.insights:
     st.caption("Each insight with the raw lines it came from, and what consolidation did "
                "with it (new memory, merged into one, or replacing a conflicting one).")
-    show_html(insights_html(comp["insights"]))
+    show_html(insights_html(comp.insights))
 else:
     st.caption("No insight: the prediction held everything worth keeping.")

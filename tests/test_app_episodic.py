@@ -10,6 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from nemori_ui.core.stage_events import CoveredStatement
 from nemori_ui.core.views import prediction as pr
+from nemori_ui.core.views.partitions import SessionSpan
+from nemori_ui.core.views.prediction_records import (CitedMessage, ComparedMessage,
+                                                     PredictionLine, ProducedInsight)
 from nemori_ui.core.views.run_data import load_run_data
 from nemori_ui.ui import episodic_charts as charts
 from nemori_ui.ui.safe import md_escape
@@ -139,8 +142,8 @@ def test_prediction_error_opens_on_an_episode_where_something_was_predicted(samp
     assert pr.SURPRISE_DEFINITION in captions(at)
     assert f"τ = {data.info.config.tau:.2f}" in captions(at)
     html = markdown(at)
-    for ins in pr.comparison(data, chooser.value)["insights"]:
-        assert charts._safe(ins["text"]) in html
+    for ins in pr.comparison(data, chooser.value).insights:
+        assert charts._safe(ins.text) in html
 
 
 def test_prediction_error_shows_what_was_predicted_and_not_stored(sample_home):
@@ -176,21 +179,23 @@ def test_transcript_text_reaches_plotly_escaped():
     frame = pd.DataFrame([{"pos": 1, "message": "m0001", "time": "", "speaker": "<b>Eve</b>",
                            "text": NASTY, "session": 1, "window": 1, "raw_episode": "ep0001",
                            "episode": "ep0001", "group": 1, "reason": "<i>window start</i>"}])
-    fig = charts.ribbon_figure(frame, "episode", 20, [1], [{"session": 1, "first": 1,
-                                                            "last": 1}])
+    fig = charts.ribbon_figure(frame, "episode", 20, [1],
+                               [SessionSpan(session=1, first=1, last=1)])
     dumped = fig.to_json()
     assert "<script>" not in dumped and "<b>Eve" not in dumped and "<i>window" not in dumped
     assert "&lt;script&gt;" in dumped
 
 
 def test_transcript_text_reaches_markdown_inert():
-    rows = [{"message": "m1", "time": "", "speaker": "Eve", "text": NASTY, "status": "learnt",
-             "learnt": [NASTY + " (more)"],
-             "covered": [CoveredStatement(text=NASTY, predicted_by=NASTY, score=0.9)]}]
-    html = charts.raw_html(rows) + charts.prediction_html([{"text": NASTY, "held": [NASTY]}])
-    html += charts.insights_html([{"text": NASTY, "source_message_ids": ["m1"],
-                                   "sources": [{"message": "m1", "speaker": "<b>", "text": NASTY}],
-                                   "outcome": None}])
+    rows = [ComparedMessage(message="m1", time="", speaker="Eve", text=NASTY, status="learnt",
+                            learnt=[NASTY + " (more)"],
+                            covered=[CoveredStatement(text=NASTY, predicted_by=NASTY,
+                                                      score=0.9)])]
+    html = charts.raw_html(rows) + charts.prediction_html([PredictionLine(text=NASTY,
+                                                                          held=[NASTY])])
+    html += charts.insights_html([ProducedInsight(
+        text=NASTY, source_message_ids=["m1"],
+        sources=[CitedMessage(message="m1", speaker="<b>", text=NASTY)], outcome=None)])
     for dangerous in ("<script", "*bold*", "$x$", ":red[", "](http", "<b><b>"):
         assert dangerous not in html
     assert "&lt;script&gt;" in html and "<b>&lt;b&gt;</b>" in html
@@ -209,7 +214,7 @@ def test_prediction_error_shows_what_tau_admits_and_how_each_line_was_read(sampl
     at = page("prediction_error", data.run_id).run()
     assert not at.exception
     seen = pr.admitted(pr.looked_similarities(data), data.info.config.tau)
-    assert any(f"{seen['evoking']} of {seen['episodes']} episodes evoked" in e.label
+    assert any(f"{seen.evoking} of {seen.episodes} episodes evoked" in e.label
                for e in at.expander)
     at.selectbox(key=f"pe_episode_{data.run_id}").select(cold).run()
     assert not at.exception

@@ -30,8 +30,8 @@ def test_the_evoked_colours_count_and_caption_agree(tmp_path):
     store = open_store(home)
     seen = evoked(load_run_data(store, run_id), EPISODE)
     store.close()
-    tau = seen["tau"]
-    assert (seen["frame"]["continued"] & (seen["frame"]["score"] <= tau)).any(), \
+    tau = seen.tau
+    assert (seen.frame["continued"] & (seen.frame["score"] <= tau)).any(), \
         "the sample no longer has a continued memory below τ here: pick another episode"
     with app_server(home, tmp_path / "streamlit.log") as (url, _), \
             open_browser(viewport=(1280, 800), failure_shot="evoked-failure.png") as page:

@@ -47,7 +47,7 @@ def test_the_narrative_cold_start_reads_the_narrative_of_the_first_episode_only(
     from nemori_ui.core.views import prediction
     from nemori_ui.core.views.run_data import load_run_data
     data = load_run_data(store, run_id)
-    reads = {d.episode_id: prediction.comparison(data, d.episode_id)["read"]
+    reads = {d.episode_id: prediction.comparison(data, d.episode_id).read
              for d in _distills(store, run_id) if d.episode_id in by_id}
     assert {e for e, r in reads.items() if r == "narrative"} == {d.episode_id for d in narrated}
     # what it returned became memories, sourced from the whole episode

@@ -90,14 +90,14 @@ def test_typed_events_read_the_values_the_old_release_stored(old_runs):
     assert m.candidates[0].id == "ep0002" and m.candidates[0].score == pytest.approx(0.8907)
     assert "ferry back on 7 February" in m.after.narrative and m.merge_fallback is None
     skipped = ev_view.integration_detail(data, "ep0001")
-    assert skipped["skipped"] == "no earlier episode to continue" and skipped["choice"] == -1
+    assert skipped.skipped == "no earlier episode to continue" and skipped.choice == -1
 
     cold = [e.payload.episode_id for e in data.stage("anticipate") if e.payload.cold_start]
     assert cold[0] == "ep0001" and len(cold) >= 2
     seen = pr.evoked(data, "ep0004")
-    told = seen["frame"][seen["frame"]["continued"]]
+    told = seen.frame[seen.frame["continued"]]
     assert list(told["memory"]) == ["sm0005", "sm0004", "sm0006"] and told["passed"].all()
-    assert seen["tau"] == 0.57 and seen["management"] == "native"
+    assert seen.tau == 0.57 and seen.management == "native"
 
     conflicts = kv.decision_table(data, actions=["conflict"])
     assert list(conflicts["insight"]) == ["Ines doesn't drink black tea anymore."]

@@ -84,9 +84,9 @@ def test_consolidation_events_keep_candidate_ids_and_scores_and_the_page_shows_t
         stored = p.stored()["candidates"]        # as the events table holds it
         assert all(set(c) == {"id", "score"} for c in stored)
     d = kv.decision(data, decided[0].seq)
-    assert list(d["candidates"]["text"]) == \
+    assert list(d.candidates["text"]) == \
         [data.memory_by_id[c.id].text for c in decided[0].payload.candidates]
-    assert d["result_text"] == data.memory_by_id[d["result_id"]].text != ""
+    assert d.result_text == data.memory_by_id[d.result_id].text != ""
     table = kv.decision_table(data)
     assert (table["result_text"] != "").all()
 
@@ -95,7 +95,7 @@ def test_anticipation_keeps_what_it_evoked_by_id_and_the_page_shows_the_text(dat
     looked = [e for e in data.stage("anticipate") if e.payload.evoked]
     assert looked
     assert all(m.text == "" for e in looked for m in e.payload.evoked)
-    shown = pv.evoked(data, looked[0].payload.episode_id)["frame"]
+    shown = pv.evoked(data, looked[0].payload.episode_id).frame
     assert list(shown["text"]) == [data.memory_by_id[m.id].text
                                    for m in looked[0].payload.evoked]
 
@@ -107,6 +107,6 @@ def test_an_integration_keeps_episode_ids_and_the_page_shows_the_three_texts(dat
     d = ev.integration_detail(data, merged.episode_id)
     for key, episode_id in (("before", merged.target), ("incoming", merged.episode_id),
                             ("after", merged.result_id)):
-        assert d[key].narrative == data.episode_by_id[episode_id].narrative != ""
-    assert list(d["candidates"]["cue"]) == [data.episode_by_id[c.id].cue
-                                            for c in merged.candidates]
+        assert getattr(d, key).narrative == data.episode_by_id[episode_id].narrative != ""
+    assert list(d.candidates["cue"]) == [data.episode_by_id[c.id].cue
+                                         for c in merged.candidates]

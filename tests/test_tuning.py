@@ -167,17 +167,17 @@ def test_the_demo_headline_says_why_memories_barely_differ():
     ours = {"decisions": 42, "new": 38, "merge": 3, "already known": 1, "conflict": 1}
     theirs = {"decisions": 59, "new": 40, "merge": 18, "already known": 16, "conflict": 1}
     head = demo_headline(demo, ours, theirs)
-    assert head["title"] == "Prediction kept 17 repeated facts out of consolidation"
-    assert (head["fewer_decisions"], head["fewer_memories"]) == (17, 2)
-    assert "merged 18 of them into memories it already held, 16 changing nothing" in head["why"]
-    assert "only 2 memories more (40 against 38)" in head["why"]
-    assert "made 17 fewer consolidation decisions" in head["why"]
+    assert head.title == "Prediction kept 17 repeated facts out of consolidation"
+    assert (head.fewer_decisions, head.fewer_memories) == (17, 2)
+    assert "merged 18 of them into memories it already held, 16 changing nothing" in head.why
+    assert "only 2 memories more (40 against 38)" in head.why
+    assert "made 17 fewer consolidation decisions" in head.why
     one = demo_headline({"nemori": {"insights": 42, "memories": 39, "tokens": 526},
                          "nemori_s": {"insights": 43, "memories": 40, "tokens": 549}},
                         ours, {**theirs, "decisions": 43})
-    assert one["title"] == "Prediction kept 1 repeated fact out of consolidation"
-    assert "only 1 memory more" in one["why"] and "made 1 fewer consolidation decision " \
-        in one["why"]
+    assert one.title == "Prediction kept 1 repeated fact out of consolidation"
+    assert "only 1 memory more" in one.why and "made 1 fewer consolidation decision " \
+        in one.why
 
 
 def test_a_sweep_point_already_stored_is_found(tmp_path):

@@ -105,8 +105,8 @@ def test_cuts_carry_the_reason_and_boundaries_fall_inside_windows(data):
 
 def test_sessions_are_runs_of_the_transcript(data):
     spans = pv.session_spans(pv.message_frame(data))
-    assert [s["session"] for s in spans] == sorted({m.session for m in data.messages})
-    assert spans[0]["first"] == 1 and spans[-1]["last"] == len(data.messages)
+    assert [s.session for s in spans] == sorted({m.session for m in data.messages})
+    assert spans[0].first == 1 and spans[-1].last == len(data.messages)
 
 
 # ------------------------------------------------------------------ episodes
@@ -114,9 +114,9 @@ def test_sessions_are_runs_of_the_transcript(data):
 def test_cards_filter_by_status_and_show_merges(data):
     active, superseded = ev.episode_cards(data, "active"), ev.episode_cards(data, "superseded")
     assert len(active) + len(superseded) == len(ev.episode_cards(data, "all")) == len(data.episodes)
-    assert superseded and all(c["superseded_by"] for c in superseded)
-    merged = [c for c in active if c["supersedes"]]
-    assert merged and all(c["window"] >= 1 and c["span"] for c in active)
+    assert superseded and all(c.superseded_by for c in superseded)
+    merged = [c for c in active if c.supersedes]
+    assert merged and all(c.window >= 1 and c.span for c in active)
     with pytest.raises(ValueError):
         ev.episode_cards(data, "deleted")
 
@@ -149,14 +149,14 @@ def test_integration_decisions_list_candidates_choice_and_merge_texts(data):
     merges = table[table["decision"].str.startswith("merged")]
     assert len(merges) >= 1
     detail = ev.integration_detail(data, merges.iloc[0]["new episode"])
-    assert detail["merged"] and detail["choice"] >= 1
-    chosen = detail["candidates"][detail["candidates"]["chosen"]]
-    assert list(chosen["episode"]) == [detail["target"]]
-    assert detail["candidates"]["score"].is_monotonic_decreasing
+    assert detail.merged and detail.choice >= 1
+    chosen = detail.candidates[detail.candidates["chosen"]]
+    assert list(chosen["episode"]) == [detail.target]
+    assert detail.candidates["score"].is_monotonic_decreasing
     for part in ("before", "incoming", "after"):
-        assert detail[part].cue and detail[part].narrative
-    assert set(data.episode_by_id[detail["result_id"]].supersedes) == {
-        detail["target"], detail["episode_id"]}
+        assert getattr(detail, part).cue and getattr(detail, part).narrative
+    assert set(data.episode_by_id[detail.result_id].supersedes) == {
+        detail.target, detail.episode_id}
     assert ev.integration_detail(data, "no-such-episode") is None
 
 
@@ -190,13 +190,13 @@ def test_evoked_memories_pass_only_above_tau(data):
     assert looked
     for event in looked:
         seen = pr.evoked(data, event.payload.episode_id)
-        assert seen["tau"] == data.info.config.tau and seen["management"] == "native"
-        frame = seen["frame"]
+        assert seen.tau == data.info.config.tau and seen.management == "native"
+        frame = seen.frame
         # memories of the episode an integrated one continues are known whatever their score
         told = frame["continued"]
-        assert (frame["passed"] == ((frame["score"] > seen["tau"]) | told)).all()
+        assert (frame["passed"] == ((frame["score"] > seen.tau) | told)).all()
         assert frame[~told]["score"].is_monotonic_decreasing
-        assert seen["passed"] == int(frame["passed"].sum())
+        assert seen.passed == int(frame["passed"].sum())
 
 
 def _covered_episode(data) -> str:
@@ -206,22 +206,22 @@ def _covered_episode(data) -> str:
 def test_comparison_marks_learnt_and_predicted_statements(data):
     eid = _covered_episode(data)
     comp = pr.comparison(data, eid)
-    assert comp["mode"] == "prediction-error" and comp["statements_checked"]
-    by_id = {r["message"]: r for r in comp["rows"]}
-    for c in comp["covered"]:
+    assert comp.mode == "prediction-error" and comp.statements_checked
+    by_id = {r.message: r for r in comp.rows}
+    for c in comp.covered:
         row = by_id[c.message_id]
-        assert c in row["covered"]
-        assert row["status"] in (pr.PREDICTED, pr.LEARNT)
-        assert any(c.text in line["held"] for line in comp["prediction_lines"]
-                   if line["text"] == c.predicted_by)
-    assert comp["counts"][pr.PREDICTED] >= 1
-    cited = {mid for ins in comp["insights"] for mid in ins["source_message_ids"]}
-    assert {r["message"] for r in comp["rows"] if r["status"] == pr.LEARNT} == cited
-    assert sum(comp["counts"].values()) == len(comp["rows"])
-    for ins in comp["insights"]:
-        assert [s["message"] for s in ins["sources"]] == ins["source_message_ids"]
-        assert ins["outcome"]["action"] in ("new", "merge", "conflict")
-        assert ins["outcome"]["result_id"] in data.memory_by_id
+        assert c in row.covered
+        assert row.status in (pr.PREDICTED, pr.LEARNT)
+        assert any(c.text in line.held for line in comp.prediction_lines
+                   if line.text == c.predicted_by)
+    assert comp.counts[pr.PREDICTED] >= 1
+    cited = {mid for ins in comp.insights for mid in ins.source_message_ids}
+    assert {r.message for r in comp.rows if r.status == pr.LEARNT} == cited
+    assert sum(comp.counts.values()) == len(comp.rows)
+    for ins in comp.insights:
+        assert [s.message for s in ins.sources] == ins.source_message_ids
+        assert ins.outcome.action in ("new", "merge", "conflict")
+        assert ins.outcome.result_id in data.memory_by_id
 
 
 def test_without_covered_statements_cited_messages_are_learnt(data):
@@ -232,10 +232,10 @@ def test_without_covered_statements_cited_messages_are_learnt(data):
             e.payload.covered = []
     llm = _with(data, events=events, backend="openai")
     comp = pr.comparison(llm, _covered_episode(data))
-    assert not comp["statements_checked"]
-    assert comp["counts"][pr.PREDICTED] == 0
-    assert comp["counts"][pr.LEARNT] == len(
-        {m for ins in comp["insights"] for m in ins["source_message_ids"]})
+    assert not comp.statements_checked
+    assert comp.counts[pr.PREDICTED] == 0
+    assert comp.counts[pr.LEARNT] == len(
+        {m for ins in comp.insights for m in ins.source_message_ids})
 
 
 def test_nemori_s_has_no_prediction_to_compare(direct_data):
@@ -245,5 +245,5 @@ def test_nemori_s_has_no_prediction_to_compare(direct_data):
     assert pr.most_predicted(direct_data, table) is None, "Nemori-s predicts nothing"
     assert pr.evoked(direct_data, eid) is None
     comp = pr.comparison(direct_data, eid)
-    assert comp["mode"] == "direct" and comp["prediction_lines"] == []
-    assert comp["counts"][pr.LEARNT] >= 1 and comp["counts"][pr.PREDICTED] == 0
+    assert comp.mode == "direct" and comp.prediction_lines == []
+    assert comp.counts[pr.LEARNT] >= 1 and comp.counts[pr.PREDICTED] == 0

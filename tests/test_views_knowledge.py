@@ -73,11 +73,11 @@ def test_decision_table_has_every_consolidation_with_candidates_and_result(data)
 def test_one_decision_marks_its_targets_among_the_scored_candidates(data):
     event = conflict_event(data)
     d = kv.decision(data, event.seq)
-    cands = d["candidates"]
+    cands = d.candidates
     assert list(cands["score"]) == sorted(cands["score"], reverse=True)
     assert cands[cands["targeted"]]["id"].tolist() == event.payload.targets
     assert (cands[cands["targeted"]]["status now"] == "superseded").all()
-    assert d["result_text"] == data.memory_by_id[d["result_id"]].text
+    assert d.result_text == data.memory_by_id[d.result_id].text
     with pytest.raises(KeyError):
         kv.decision(data, -5)
 
@@ -87,14 +87,14 @@ def test_history_of_a_conflict_shows_what_it_replaced_and_when(data):
     event = conflict_event(data)
     new_id, old_id = event.payload.result_id, event.payload.targets[0]
     versions = kv.history(data, new_id)
-    assert [v["id"] for v in versions] == [old_id, new_id]
+    assert [v.id for v in versions] == [old_id, new_id]
     old, new = versions
-    assert old["replaced_by"] == new_id and new["replaced"] == [old_id]
-    assert (new["window"], new["seq"]) == (event.window, event.seq)
-    assert (old["window"], old["seq"]) < (new["window"], new["seq"])
-    assert new["selected"] and not old["selected"] and new["origin"] == "conflict"
+    assert old.replaced_by == new_id and new.replaced == [old_id]
+    assert (new.window, new.seq) == (event.window, event.seq)
+    assert (old.window, old.seq) < (new.window, new.seq)
+    assert new.selected and not old.selected and new.origin == "conflict"
     # walking from the old version finds the same chain
-    assert [v["id"] for v in kv.history(data, old_id)] == [old_id, new_id]
+    assert [v.id for v in kv.history(data, old_id)] == [old_id, new_id]
 
 
 def test_history_walks_a_longer_chain_both_ways_from_its_middle(data):
@@ -107,11 +107,11 @@ def test_history_walks_a_longer_chain_both_ways_from_its_middle(data):
                  and m.id != event.payload.result_id)
     first.status, first.superseded_by, middle.supersedes = "superseded", middle.id, [first.id]
     versions = kv.history(data, middle.id)
-    ids = [v["id"] for v in versions]
+    ids = [v.id for v in versions]
     assert len(ids) >= 3
     assert middle.supersedes[0] in ids and middle.superseded_by in ids
     assert ids.index(middle.supersedes[0]) < ids.index(middle.id) < ids.index(middle.superseded_by)
-    assert versions[-1]["status"] == "active"
+    assert versions[-1].status == "active"
     table = kv.history_table(versions)
     assert table.loc[table["selected"] == "◀", "id"].tolist() == [middle.id]
     with pytest.raises(KeyError):
@@ -121,13 +121,13 @@ def test_history_walks_a_longer_chain_both_ways_from_its_middle(data):
 def test_provenance_goes_back_to_episodes_and_messages(data):
     event = conflict_event(data)
     prov = kv.provenance(data, event.payload.result_id)
-    assert event.payload.episode_id in [e["id"] for e in prov["episodes"]]
-    assert all(e["cue"] for e in prov["episodes"])
-    texts = {m["id"]: m for m in prov["messages"]}
+    assert event.payload.episode_id in [e.id for e in prov.episodes]
+    assert all(e.cue for e in prov.episodes)
+    texts = {m.id: m for m in prov.messages}
     for mid in event.payload.source_message_ids:
         msg = data.message_by_id[mid]
-        assert texts[mid]["text"] == msg.text and texts[mid]["speaker"] == msg.speaker
-        assert texts[mid]["time"] == msg.timestamp and texts[mid]["episode"]
+        assert texts[mid].text == msg.text and texts[mid].speaker == msg.speaker
+        assert texts[mid].time == msg.timestamp and texts[mid].episode
 
 
 # ---- projection -----------------------------------------------------------------------------
@@ -238,15 +238,15 @@ def test_cost_uses_known_prices_and_says_unknown_otherwise():
     assert next(r for r in mixed["by_model"] if r["model"] == "my-local-llm")["cost"] is None
     assert cv.format_cost(None) == "unknown" and cv.format_cost(0.75) == "$0.7500"
     # an empty cell is unknown, never zero
-    blank = cv.prices_from_rows([{"model": "gpt-4o-mini", "input_per_1m": math.nan,
-                                  "output_per_1m": 0.6}])
+    blank = cv.prices_from_rows([cv.PriceRow(model="gpt-4o-mini", input_per_1m=math.nan,
+                                             output_per_1m=0.6)])
     assert cv.estimate_cost(calls, blank)["total"] is None
 
 
 def test_price_table_edits_and_missing_models():
     rows = cv.price_rows({"a": (1.0, 2.0), "b": (3.0, 4.0)})
     rows = cv.with_models(rows, ["b", "c", "c"])
-    assert [r["model"] for r in rows] == ["a", "b", "c"] and rows[2]["input_per_1m"] is None
+    assert [r.model for r in rows] == ["a", "b", "c"] and rows[2].input_per_1m is None
     edited = cv.apply_edits(rows, {"edited_rows": {2: {"input_per_1m": 0.5, "output_per_1m": 1.5}},
                                    "deleted_rows": [0],
                                    "added_rows": [{"model": "d", "input_per_1m": 9.0},

@@ -56,10 +56,10 @@ def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner
     none for a window that did neither."""
     held, conflicts = [], []
     for s in story:
-        comp = s.get("comparison") or {}
-        for row in comp.get("rows", []):
-            for c in row["covered"]:
-                line = f"{row['speaker']}: {_quote(c.text)}"
+        comp = s.get("comparison")
+        for row in comp.rows if comp else []:
+            for c in row.covered:
+                line = f"{row.speaker}: {_quote(c.text)}"
                 if c.predicted_by and c.predicted_by.strip() != c.text.strip():
                     line += f", held by the prediction {_quote(c.predicted_by)}"
                 if c.score is not None:

@@ -15,8 +15,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ..core.stage_events import EpisodeText
+from ..core.views.partitions import SessionSpan
 from ..core.views.prediction import (ABOVE_TAU, BELOW_TAU, CONTINUED, LEARNT, PLAIN,
                                      PREDICTED, evocation)
+from ..core.views.prediction_records import (ComparedMessage, Outcome, PredictionLine,
+                                             ProducedInsight)
 from . import tints
 from .safe import html_text
 
@@ -56,7 +59,7 @@ def show_html(fragment: str) -> None:
 # ---------------------------------------------------------------- Partitions
 
 def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[int],
-                  sessions: list[dict]) -> go.Figure:
+                  sessions: list[SessionSpan]) -> go.Figure:
     """One cell per message, coloured by episode, over a thin strip of sessions.
 
     Every layer is a single trace (colours per point, lines joined with gaps): a trace or a
@@ -78,8 +81,8 @@ def ribbon_figure(frame: pd.DataFrame, color_by: str, window: int, cuts: list[in
                        "%{customdata[6]}<br><b>%{customdata[0]}</b>: %{customdata[1]}"
                        "<br>raw episode %{customdata[4]} → episode %{customdata[5]}"
                        "<extra></extra>")))
-    strip = [(x, ink.bands[i % 2], span["session"]) for i, span in enumerate(sessions)
-             for x in range(span["first"], span["last"] + 1)]
+    strip = [(x, ink.bands[i % 2], span.session) for i, span in enumerate(sessions)
+             for x in range(span.first, span.last + 1)]
     fig.add_bar(x=[x for x, _, _ in strip], y=[0.22] * len(strip), base=-0.32, width=1,
                 showlegend=False, marker=dict(color=[c for _, c, _ in strip], line=dict(width=0)),
                 customdata=[s for _, _, s in strip],
@@ -230,66 +233,66 @@ def legend_html() -> str:
                      _chip(PLAIN, "plain: nothing to keep")])
 
 
-def prediction_html(lines: list[dict]) -> str:
+def prediction_html(lines: list[PredictionLine]) -> str:
     if not lines:
         return f"<div style='{tints.MUTED}'><i>empty: nothing known was evoked</i></div>"
     parts = []
     for line in lines:
-        n = len(line["held"])
+        n = len(line.held)
         tag = f" {_chip(PREDICTED, f'held {n} raw statement' + ('s' if n > 1 else ''))}" if n else ""
         parts.append(f"<div style='border-left:3px solid #4dabf7;padding:2px 8px;"
-                     f"margin:4px 0'>{_safe(line['text'])}{tag}</div>")
+                     f"margin:4px 0'>{_safe(line.text)}{tag}</div>")
     return "".join(parts)
 
 
-def raw_html(rows: list[dict]) -> str:
+def raw_html(rows: list[ComparedMessage]) -> str:
     parts = []
     for row in rows:
-        bg, border, fg = STYLE[row["status"]]
+        bg, border, fg = STYLE[row.status]
         # a statement that only repeats its message says nothing the highlight does not
-        said = f"{row['speaker']}: {row['text']}".strip()
-        shown = [t for t in row["learnt"] if t.strip() != said]
+        said = f"{row.speaker}: {row.text}".strip()
+        shown = [t for t in row.learnt if t.strip() != said]
         notes = "".join(
             f"<div style='font-size:0.85em;margin-top:2px'>{_chip(LEARNT)} "
-            f"{_safe(text)}</div>" for text in (row["learnt"] if shown else []))
+            f"{_safe(text)}</div>" for text in (row.learnt if shown else []))
         notes += "".join(
             f"<div style='font-size:0.85em;margin-top:2px'>{_chip(PREDICTED)} "
             f"{'' if c.text.strip() == said else _safe(c.text)} "
             f"<span style='{tints.MUTED}'>held by the prediction “"
             f"{_safe(c.predicted_by or '')}” ({float(c.score or 0):.2f})</span></div>"
-            for c in row["covered"])
+            for c in row.covered)
         parts.append(
             f"<div style='background:{bg};border-left:4px solid {border};color:{fg};"
             f"padding:4px 8px;margin:4px 0;border-radius:3px'>"
-            f"<span style='font-size:0.75em;{tints.MUTED}'>{_safe(row['message'])} · "
-            f"{_safe(row['time'])}</span><br><b>{_safe(row['speaker'])}</b>: "
-            f"{_safe(row['text'])}{notes}</div>")
+            f"<span style='font-size:0.75em;{tints.MUTED}'>{_safe(row.message)} · "
+            f"{_safe(row.time)}</span><br><b>{_safe(row.speaker)}</b>: "
+            f"{_safe(row.text)}{notes}</div>")
     return "".join(parts)
 
 
-def _outcome(outcome: dict | None) -> str:
-    if not outcome:
+def _outcome(outcome: Outcome | None) -> str:
+    if outcome is None:
         return "not consolidated"
-    action, result = outcome["action"], outcome.get("result_id") or ""
-    if outcome.get("unchanged"):
+    action, result = outcome.action, outcome.result_id or ""
+    if outcome.unchanged:
         return f"already held by {result}"
-    if action in ("merge", "conflict") and outcome.get("targets"):
-        return f"{action}: {', '.join(outcome['targets'])} → {result}"
+    if action in ("merge", "conflict") and outcome.targets:
+        return f"{action}: {', '.join(outcome.targets)} → {result}"
     return f"{action} → {result}"
 
 
-def insights_html(insights: list[dict]) -> str:
+def insights_html(insights: list[ProducedInsight]) -> str:
     parts = []
     for ins in insights:
         sources = "".join(
             f"<div style='font-size:0.85em;{tints.SOFT};margin-left:12px'>↳ "
-            f"{_safe(s['message'])} · <b>{_safe(s['speaker'])}</b>: {_safe(s['text'])}</div>"
-            for s in ins["sources"]) or (f"<div style='font-size:0.85em;{tints.MUTED};"
+            f"{_safe(s.message)} · <b>{_safe(s.speaker)}</b>: {_safe(s.text)}</div>"
+            for s in ins.sources) or (f"<div style='font-size:0.85em;{tints.MUTED};"
                                          "margin-left:12px'>↳ cites no message</div>")
         bg, border, fg = STYLE[LEARNT]
         parts.append(
             f"<div style='margin:6px 0'><span style='background:{bg};color:{fg};"
-            f"border-bottom:2px solid {border};padding:1px 4px'>{_safe(ins['text'])}</span> "
-            f"<span style='font-size:0.8em;{tints.MUTED}'>· {_safe(_outcome(ins['outcome']))}"
+            f"border-bottom:2px solid {border};padding:1px 4px'>{_safe(ins.text)}</span> "
+            f"<span style='font-size:0.8em;{tints.MUTED}'>· {_safe(_outcome(ins.outcome))}"
             f"</span>{sources}</div>")
     return "".join(parts)

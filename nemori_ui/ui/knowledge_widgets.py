@@ -3,6 +3,8 @@ provenance. Transcript and memory text is shown as text only: tables, st.text, o
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 import streamlit as st
 
@@ -78,34 +80,34 @@ def decision_detail(data: RunData, seq: int) -> None:
     d = views.decision(data, seq)
     mark_control(data.run_id, seq, "decision")
     with st.container(border=True):
-        st.markdown(f"**Decision #{d['seq']}**, window {d['window']}, episode "
-                    f"{md_escape(d['episode_id'] or '')}: **{md_escape(d['action'] or '')}** "
-                    f"({ACTION_HELP.get(d['action'], '')})")
+        st.markdown(f"**Decision #{d.seq}**, window {d.window}, episode "
+                    f"{md_escape(d.episode_id or '')}: **{md_escape(d.action or '')}** "
+                    f"({ACTION_HELP.get(d.action, '')})")
         st.caption("Insight")
-        st.text(d["insight"])
-        if d["before"] is not None:
+        st.text(d.insight)
+        if d.before is not None:
             st.caption("Summary before")
-            st.text(d["before"] or "(empty)")
-        if len(d["candidates"]):
+            st.text(d.before or "(empty)")
+        if len(d.candidates):
             st.caption("Candidates: the most similar active memories at that moment "
                        "(cosine score; targeted = superseded by this decision)")
-            st.dataframe(d["candidates"], hide_index=True, key=f"decision_candidates_{seq}",
+            st.dataframe(d.candidates, hide_index=True, key=f"decision_candidates_{seq}",
                          column_config={"text": TEXT_COLUMN,
                                         "score": st.column_config.ProgressColumn(
                                             min_value=0.0, max_value=1.0, format="%.3f")})
-        st.caption(f"Result: {md_escape(d['result_id'] or '')}")
-        st.text(d["result_text"])
-        if d["reason"]:
+        st.caption(f"Result: {md_escape(d.result_id or '')}")
+        st.text(d.result_text)
+        if d.reason:
             st.caption("Reason")
-            st.text(d["reason"])
-        if d["note"]:
+            st.text(d.reason)
+        if d.note:
             st.caption("Note")
-            st.text(d["note"])
-        if d["call_ids"]:
-            st.caption(f"LLM calls: {md_escape(', '.join(d['call_ids']))} (see Calls and cost)")
-        if d["result_id"] in data.memory_by_id:
+            st.text(d.note)
+        if d.call_ids:
+            st.caption(f"LLM calls: {md_escape(', '.join(d.call_ids))} (see Calls and cost)")
+        if d.result_id in data.memory_by_id:
             st.button("Show this memory's history", key=f"decision_focus_{seq}",
-                      on_click=focus_memory, args=(d["result_id"],))
+                      on_click=focus_memory, args=(d.result_id,))
 
 
 def history_section(data: RunData) -> None:
@@ -124,21 +126,20 @@ def history_section(data: RunData) -> None:
                  column_config={"text": TEXT_COLUMN, "reason": TEXT_COLUMN})
     with st.expander("Full text of each version"):
         for v in versions:
-            replaced = f", replaced {', '.join(v['replaced'])}" if v["replaced"] else ""
-            by = f", replaced by {v['replaced_by']}" if v["replaced_by"] else ""
-            when = f"window {v['window']}" + (f", decision #{v['seq']}" if v["seq"] is not None
-                                              else "")
-            st.caption(md_escape(f"{v['id']} · {v['origin']} · {when}{replaced}{by}"))
-            st.text(v["text"])
+            replaced = f", replaced {', '.join(v.replaced)}" if v.replaced else ""
+            by = f", replaced by {v.replaced_by}" if v.replaced_by else ""
+            when = f"window {v.window}" + (f", decision #{v.seq}" if v.seq is not None else "")
+            st.caption(md_escape(f"{v.id} · {v.origin} · {when}{replaced}{by}"))
+            st.text(v.text)
     prov = views.provenance(data, memory_id)
     st.markdown("**Provenance**")
-    if prov["episodes"]:
+    if prov.episodes:
         st.caption("Source episodes")
-        st.dataframe(pd.DataFrame(prov["episodes"]), hide_index=True, key="provenance_episodes",
-                     column_config={"cue": TEXT_COLUMN})
-    if prov["messages"]:
+        st.dataframe(pd.DataFrame([asdict(e) for e in prov.episodes]), hide_index=True,
+                     key="provenance_episodes", column_config={"cue": TEXT_COLUMN})
+    if prov.messages:
         st.caption("Source messages")
-        st.dataframe(pd.DataFrame(prov["messages"]), hide_index=True, key="provenance_messages",
-                     column_config={"text": TEXT_COLUMN})
-    if not prov["episodes"] and not prov["messages"]:
+        st.dataframe(pd.DataFrame([asdict(m) for m in prov.messages]), hide_index=True,
+                     key="provenance_messages", column_config={"text": TEXT_COLUMN})
+    if not prov.episodes and not prov.messages:
         st.caption("No recorded sources.")

@@ -225,28 +225,28 @@ def episode_story(data: RunData, s: dict, tau: float) -> None:
         st.text(s["narrative"])
     seen, comp = s["evoked"], s["comparison"]
     if seen is not None:
-        if seen["frame"].empty:
+        if seen.frame.empty:
             st.caption("Evoked: nothing (semantic memory was empty).")
         else:
-            if seen["cold_start"]:
+            if seen.cold_start:
                 st.caption("Nothing known yet: no memory passed τ, so no prediction.")
-            fig = evoked_figure(seen["frame"].head(5), seen["tau"], seen["management"] == "native")
+            fig = evoked_figure(seen.frame.head(5), seen.tau, seen.management == "native")
             st.plotly_chart(fig, key=f"live_evoked_{s['episode_id']}",
                             config={"displayModeBar": False})
     if comp is not None:
         show_html(legend_html())
-        if comp["mode"] == "direct":
-            show_html(raw_html(comp["rows"]))
+        if comp.mode == "direct":
+            show_html(raw_html(comp.rows))
         else:
             left, right = st.columns(2)
             with left:
                 st.caption("Predicted")
-                show_html(prediction_html(comp["prediction_lines"]))
+                show_html(prediction_html(comp.prediction_lines))
             with right:
                 st.caption("Real")
-                show_html(raw_html(comp["rows"]))
+                show_html(raw_html(comp.rows))
         st.caption("Insights and what consolidation did with each")
-        show_html(insights_html(comp["insights"]) or "<i>none: the prediction held it all</i>")
+        show_html(insights_html(comp.insights) or "<i>none: the prediction held it all</i>")
 
 
 def partition_box(data: RunData) -> None:

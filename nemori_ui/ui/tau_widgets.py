@@ -30,11 +30,11 @@ def tau_admits(tau: float, embedder: str) -> None:
     if looked.empty:
         return
     seen = admitted(looked, tau)
-    with st.expander(f"What τ = {tau:.2f} admits in the current run: {seen['evoking']} of "
-                     f"{plural(seen['episodes'], 'episode')} would evoke a memory"):
+    with st.expander(f"What τ = {tau:.2f} admits in the current run: {seen.evoking} of "
+                     f"{plural(seen.episodes, 'episode')} would evoke a memory"):
         st.plotly_chart(similarity_histogram(looked, tau), key="run_tau_hist",
                         config={"displayModeBar": False})
-        st.caption(md_escape(f"{info.name}: {seen['passing']} of {seen['pairs']} looked-at "
+        st.caption(md_escape(f"{info.name}: {seen.passing} of {seen.pairs} looked-at "
                              f"similarities pass τ = {tau:.2f} (the run used "
                              f"{info.config.tau:.2f}). Later episodes would see another "
                              "memory, so this is a guide; a run at this τ gives the answer."))

@@ -7,6 +7,7 @@ nothing, whatever tokens its original call used.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, replace
 
 import pandas as pd
 
@@ -19,9 +20,9 @@ from ..models import LLMCallRecord
 from ..prompts import STAGE_OF
 
 __all__ = ["PRICE_COLUMNS", "CALL_COLUMNS", "TOTAL_COLUMNS", "stage_of", "served_for", "masked",
-           "call_table", "totals", "format_cost", "price_rows", "prices_from_rows", "with_models",
-           "apply_edits", "table3", "table9", "DEFAULT_PRICES", "LOCAL", "estimate_cost",
-           "listed_price", "model_label", "price_for"]
+           "call_table", "totals", "format_cost", "PriceRow", "price_rows", "prices_from_rows",
+           "with_models", "apply_edits", "table3", "table9", "DEFAULT_PRICES", "LOCAL",
+           "estimate_cost", "listed_price", "model_label", "price_for"]
 
 PRICE_COLUMNS = ["model", "input_per_1m", "output_per_1m"]
 CALL_COLUMNS = ["id", "stage", "prompt", "for", "model", "status", "cached", "input_tokens",
@@ -88,40 +89,59 @@ def format_cost(cost: float | None) -> str:
     return f"${cost:,.4f}" if cost < 1 else f"${cost:,.2f}"
 
 
-def price_rows(prices: Mapping[str, tuple] = DEFAULT_PRICES) -> list[dict]:
-    return [{"model": m, "input_per_1m": p[0], "output_per_1m": p[1]} for m, p in prices.items()]
+@dataclass(frozen=True)
+class PriceRow:
+    """A row of the price table, US dollars per million tokens; None (or NaN, an emptied
+    cell) is unknown."""
+    model: str | None                   # None: a row added in the editor, not named yet
+    input_per_1m: float | None = None
+    output_per_1m: float | None = None
+
+    def row(self) -> dict:
+        """The row as the data editor shows it."""
+        return asdict(self)
 
 
-def prices_from_rows(rows: Iterable[Mapping]) -> dict[str, tuple]:
+def _cells(row: Mapping) -> dict:
+    """The price table's cells of an editor's row, whatever else it carries."""
+    return {k: v for k, v in row.items() if k in PRICE_COLUMNS}
+
+
+def price_rows(prices: Mapping[str, tuple] = DEFAULT_PRICES) -> list[PriceRow]:
+    return [PriceRow(model=m, input_per_1m=p[0], output_per_1m=p[1]) for m, p in prices.items()]
+
+
+def prices_from_rows(rows: Iterable[PriceRow]) -> dict[str, tuple]:
     """The price table as edited: rows without a model name are ignored, empty cells stay
     unknown."""
     out = {}
     for r in rows:
-        model = str(r.get("model") or "").strip()
+        model = str(r.model or "").strip()
         if model:
-            out[model] = (r.get("input_per_1m"), r.get("output_per_1m"))
+            out[model] = (r.input_per_1m, r.output_per_1m)
     return out
 
 
-def with_models(rows: list[dict], models: Iterable[str]) -> list[dict]:
+def with_models(rows: list[PriceRow], models: Iterable[str]) -> list[PriceRow]:
     """The rows plus an empty-priced row for each model that has none, so it can be filled in."""
     listed = prices_from_rows(rows)
     missing = [m for m in dict.fromkeys(models)
                if m not in listed and _SNAPSHOT.sub("", m) not in listed]
-    return rows + [{"model": m, "input_per_1m": None, "output_per_1m": None} for m in missing]
+    return rows + [PriceRow(model=m) for m in missing]
 
 
-def apply_edits(rows: list[dict], edits: Mapping) -> list[dict]:
+def apply_edits(rows: list[PriceRow], edits: Mapping) -> list[PriceRow]:
     """A table's rows after a data editor's pending edits (edited, deleted and added rows,
     positions referring to `rows`)."""
-    out = [dict(r) for r in rows]
+    out = list(rows)
     for pos, change in (edits.get("edited_rows") or {}).items():
         pos = int(pos)
         if 0 <= pos < len(out):
-            out[pos].update(change)
+            out[pos] = replace(out[pos], **_cells(change))
     deleted = {int(p) for p in edits.get("deleted_rows") or []}
     out = [r for i, r in enumerate(out) if i not in deleted]
-    out += [dict(r) for r in edits.get("added_rows") or []]
+    # an added row holds only the cells filled in
+    out += [PriceRow(**{"model": None, **_cells(r)}) for r in edits.get("added_rows") or []]
     return out
 
 

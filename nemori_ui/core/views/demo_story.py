@@ -4,6 +4,8 @@ consolidation merges the repeats it distilled into memories it already holds).""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .knowledge import decision_table
 from .run_data import RunData
 from .wording import plural
@@ -19,7 +21,19 @@ def consolidation_outcomes(data: RunData) -> dict[str, int]:
             "conflict": int((table["action"] == "conflict").sum())}
 
 
-def demo_headline(demo: dict, ours: dict[str, int], theirs: dict[str, int]) -> dict:
+@dataclass(frozen=True)
+class DemoHeadline:
+    """The saving in words, and Nemori's figures less Nemori-s's (fewer is the saving)."""
+    title: str
+    why: str
+    fewer_insights: int
+    fewer_decisions: int
+    fewer_memories: int
+    known_again: int            # merges that changed nothing: Nemori-s's less Nemori's
+    fewer_tokens: int
+
+
+def demo_headline(demo: dict, ours: dict[str, int], theirs: dict[str, int]) -> DemoHeadline:
     """The saving in words and figures. `ours`, `theirs`: consolidation_outcomes of Nemori and
     Nemori-s."""
     n, s = demo["nemori"], demo["nemori_s"]
@@ -37,7 +51,7 @@ def demo_headline(demo: dict, ours: dict[str, int], theirs: dict[str, int]) -> d
            f"keeps it from being distilled at all: Nemori made "
            f"{plural(theirs['decisions'] - ours['decisions'], 'fewer consolidation decision')}"
            f" (with an LLM, one call each), and the memory ends up nearly the same.")
-    return {"title": title, "why": why, "fewer_insights": fewer,
-            "fewer_decisions": theirs["decisions"] - ours["decisions"],
-            "fewer_memories": saved_memories, "known_again": known,
-            "fewer_tokens": s["tokens"] - n["tokens"]}
+    return DemoHeadline(title=title, why=why, fewer_insights=fewer,
+                        fewer_decisions=theirs["decisions"] - ours["decisions"],
+                        fewer_memories=saved_memories, known_again=known,
+                        fewer_tokens=s["tokens"] - n["tokens"])

@@ -5,6 +5,7 @@ Windows are shown 1-based here, as a person counts them; events store them 0-bas
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Container, Iterable, Mapping
 
@@ -91,7 +92,21 @@ def head_label(episode_by_id: Mapping, episode_id: str, width: int = 70) -> str:
     return f"{episode.id} · {cue}{extra}"
 
 
-def episode_cards(data: RunData, status: str = "all") -> list[dict]:
+@dataclass(frozen=True)
+class EpisodeCard:
+    """An episode as the Episodes page lists it."""
+    id: str
+    cue: str
+    narrative: str
+    status: str
+    window: int                 # 1-based
+    span: str                   # its time span, in words
+    messages: int
+    superseded_by: str | None
+    supersedes: list[str]
+
+
+def episode_cards(data: RunData, status: str = "all") -> list[EpisodeCard]:
     """One card per episode, in creation order; `status` is 'active', 'superseded' or 'all'."""
     if status not in STATUS_FILTERS:
         raise ValueError(f"status must be one of {STATUS_FILTERS}, not {status!r}")
@@ -99,10 +114,10 @@ def episode_cards(data: RunData, status: str = "all") -> list[dict]:
     for e in data.episodes:
         if status != "all" and e.status != status:
             continue
-        cards.append({"id": e.id, "cue": e.cue, "narrative": e.narrative, "status": e.status,
-                      "window": e.window + 1, "span": time_span(e.start, e.end),
-                      "messages": len(e.message_ids), "superseded_by": e.superseded_by,
-                      "supersedes": list(e.supersedes)})
+        cards.append(EpisodeCard(id=e.id, cue=e.cue, narrative=e.narrative, status=e.status,
+                                 window=e.window + 1, span=time_span(e.start, e.end),
+                                 messages=len(e.message_ids), superseded_by=e.superseded_by,
+                                 supersedes=list(e.supersedes)))
     return cards
 
 
@@ -128,7 +143,27 @@ def integration_table(data: RunData) -> pd.DataFrame:
                                        "choice", "decision", "reason", "repair"])
 
 
-def integration_detail(data: RunData, episode_id: str) -> dict | None:
+@dataclass(frozen=True)
+class IntegrationDetail:
+    """The decision about one new episode; `before`, `incoming`, `after` are a merge's texts."""
+    episode_id: str
+    window: int                 # 1-based
+    cue: str
+    candidates: pd.DataFrame    # rank, episode, score, cue, chosen
+    choice: int                 # 1-based into the candidates, -1 for none
+    decision: str
+    reason: str
+    skipped: str
+    repair: str
+    target: str | None
+    result_id: str | None
+    merged: bool
+    before: EpisodeText | None
+    incoming: EpisodeText | None
+    after: EpisodeText | None
+
+
+def integration_detail(data: RunData, episode_id: str) -> IntegrationDetail | None:
     """The decision about one new episode: its candidates, the choice, and a merge's texts."""
     for ev in data.stage("integrate"):
         p = ev.payload
@@ -142,12 +177,13 @@ def integration_detail(data: RunData, episode_id: str) -> dict | None:
         new = data.episode_by_id.get(episode_id)
         merged = bool(p.target)
         incoming = data.episode_text(episode_id, p.incoming) if merged else p.incoming
-        return {"episode_id": episode_id, "window": ev.window + 1,
-                "cue": new.cue if new else incoming.cue if incoming else "",
-                "candidates": candidates, "choice": p.choice, "decision": _decision(p),
-                "reason": p.reason, "skipped": p.skipped, "repair": p.repair,
-                "target": p.target, "result_id": p.result_id, "merged": merged,
-                "before": data.episode_text(p.target, p.before) if merged else p.before,
-                "incoming": incoming,
-                "after": data.episode_text(p.result_id, p.after) if merged else p.after}
+        return IntegrationDetail(
+            episode_id=episode_id, window=ev.window + 1,
+            cue=new.cue if new else incoming.cue if incoming else "",
+            candidates=candidates, choice=p.choice, decision=_decision(p), reason=p.reason,
+            skipped=p.skipped, repair=p.repair, target=p.target, result_id=p.result_id,
+            merged=merged,
+            before=data.episode_text(p.target, p.before) if merged else p.before,
+            incoming=incoming,
+            after=data.episode_text(p.result_id, p.after) if merged else p.after)
     return None

@@ -4,6 +4,9 @@ memory the chain of its versions and its provenance back to episodes and message
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
 import pandas as pd
 
 from ..models import StageEvent
@@ -123,7 +126,26 @@ def decision_counts(data: RunData) -> dict[str, int]:
     return counts
 
 
-def decision(data: RunData, seq: int) -> dict:
+@dataclass(frozen=True)
+class Decision:
+    """One consolidation decision in full."""
+    seq: int
+    window: int                         # 0-based, as the event stores it
+    episode_id: str
+    action: str
+    insight: str
+    before: str | None                  # the summary a flat-summary rewrite started from
+    candidates: pd.DataFrame            # rank, id, score, targeted, status now, text
+    targets: list[str]
+    result_id: str | None
+    result_text: str
+    reason: str
+    note: str
+    source_message_ids: list[str]
+    call_ids: list[str]
+
+
+def decision(data: RunData, seq: int) -> Decision:
     """One consolidation decision in full, its candidates as a table marking the targets."""
     event = next((e for e in data.stage("consolidate") if e.seq == seq), None)
     if event is None:
@@ -137,17 +159,33 @@ def decision(data: RunData, seq: int) -> dict:
           "text": data.memory_text(c.id, c.text)}
          for i, c in enumerate(one.candidates if one else [], start=1)],
         columns=["rank", "id", "score", "targeted", "status now", "text"])
-    return {"seq": event.seq, "window": event.window, "episode_id": p.episode_id,
-            "action": p.action, "insight": _insight(p), "before": None if one else p.before,
-            "candidates": candidates, "targets": sorted(targets),
-            "result_id": p.result_id,
-            "result_text": data.memory_text(p.result_id, p.result_text),
-            "reason": one.reason if one else "", "note": _note(p),
-            "source_message_ids": one.source_message_ids if one else [],
-            "call_ids": event.call_ids}
+    return Decision(seq=event.seq, window=event.window, episode_id=p.episode_id,
+                    action=p.action, insight=_insight(p), before=None if one else p.before,
+                    candidates=candidates, targets=sorted(targets), result_id=p.result_id,
+                    result_text=data.memory_text(p.result_id, p.result_text),
+                    reason=one.reason if one else "", note=_note(p),
+                    source_message_ids=one.source_message_ids if one else [],
+                    call_ids=event.call_ids)
 
 
-def history(data: RunData, memory_id: str) -> list[dict]:
+@dataclass(frozen=True)
+class MemoryVersion:
+    """One version in a memory's history, and the decision that wrote it."""
+    id: str
+    text: str
+    status: str
+    origin: str
+    window: int
+    seq: int | None                     # None: no consolidation wrote it
+    replaced: list[str]
+    replaced_by: str | None
+    episode_id: str | None
+    insight: str
+    reason: str
+    selected: bool                      # the version the history was asked for
+
+
+def history(data: RunData, memory_id: str) -> list[MemoryVersion]:
     """Every version connected to `memory_id` by supersession, oldest first.
 
     The walk goes both ways through `supersedes` and `superseded_by`, so a merge of several
@@ -173,24 +211,54 @@ def history(data: RunData, memory_id: str) -> list[dict]:
         event = origin_event.get(mid)
         p = event.payload if event else None
         one = _per_insight(p) if p else None
-        versions.append({"id": mid, "text": m.text, "status": m.status, "origin": m.origin,
-                         "window": m.window, "seq": event.seq if event else None,
-                         "replaced": list(m.supersedes), "replaced_by": m.superseded_by,
-                         "episode_id": p.episode_id if p else None,
-                         "insight": _insight(p) if p else "",
-                         "reason": one.reason if one else "", "selected": mid == memory_id})
-    versions.sort(key=lambda v: (v["window"], v["seq"] if v["seq"] is not None else -1, v["id"]))
+        versions.append(MemoryVersion(
+            id=mid, text=m.text, status=m.status, origin=m.origin, window=m.window,
+            seq=event.seq if event else None, replaced=list(m.supersedes),
+            replaced_by=m.superseded_by, episode_id=p.episode_id if p else None,
+            insight=_insight(p) if p else "", reason=one.reason if one else "",
+            selected=mid == memory_id))
+    versions.sort(key=lambda v: (v.window, v.seq if v.seq is not None else -1, v.id))
     return versions
 
 
-def history_table(versions: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([{**v, "replaced": _ids(v["replaced"]), "replaced_by": v["replaced_by"] or "",
-                          "selected": "◀" if v["selected"] else ""} for v in versions],
+def history_table(versions: list[MemoryVersion]) -> pd.DataFrame:
+    return pd.DataFrame([{**asdict(v), "replaced": _ids(v.replaced),
+                          "replaced_by": v.replaced_by or "",
+                          "selected": "◀" if v.selected else ""} for v in versions],
                         columns=["selected", "id", "origin", "text", "replaced", "replaced_by",
                                  "status", "window", "seq", "reason", "episode_id"])
 
 
-def provenance(data: RunData, memory_id: str) -> dict:
+@dataclass(frozen=True)
+class SourceEpisode:
+    id: str
+    cue: str
+    status: str
+    superseded_by: str                  # "" while active
+    window: int
+    start: datetime | None
+    end: datetime | None
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    id: str
+    speaker: str
+    text: str
+    time: datetime | None
+    session: int
+    episode: str                        # the active episode holding it, "" for none
+    source_ref: str
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The episodes and messages a memory came from."""
+    episodes: list[SourceEpisode]
+    messages: list[SourceMessage]
+
+
+def provenance(data: RunData, memory_id: str) -> Provenance:
     """The episodes (with cue) and the messages (speaker, text, time) a memory came from."""
     memory = data.memory_by_id[memory_id]
     holder = {mid: e.id for e in data.episodes if e.status == "active" for mid in e.message_ids}
@@ -199,15 +267,16 @@ def provenance(data: RunData, memory_id: str) -> dict:
         e = data.episode_by_id.get(eid)
         if e is None:
             continue
-        episodes.append({"id": e.id, "cue": e.cue, "status": e.status,
-                         "superseded_by": e.superseded_by or "", "window": e.window,
-                         "start": e.start, "end": e.end})
+        episodes.append(SourceEpisode(id=e.id, cue=e.cue, status=e.status,
+                                      superseded_by=e.superseded_by or "", window=e.window,
+                                      start=e.start, end=e.end))
     messages = []
     for mid in memory.source_message_ids:
         m = data.message_by_id.get(mid)
         if m is None:
             continue
-        messages.append({"id": m.id, "speaker": m.speaker, "text": m.text, "time": m.timestamp,
-                         "session": m.session, "episode": holder.get(m.id, ""),
-                         "source_ref": m.source_ref or ""})
-    return {"episodes": episodes, "messages": messages}
+        messages.append(SourceMessage(id=m.id, speaker=m.speaker, text=m.text,
+                                      time=m.timestamp, session=m.session,
+                                      episode=holder.get(m.id, ""),
+                                      source_ref=m.source_ref or ""))
+    return Provenance(episodes=episodes, messages=messages)

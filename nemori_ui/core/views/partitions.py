@@ -7,7 +7,7 @@ store, so a big run's page reads its messages a page at a time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -67,8 +67,17 @@ def _source(data: RunData | PartitionSource) -> PartitionSource:
     return data if isinstance(data, PartitionSource) else partition_source(data)
 
 
-def _groups(src: PartitionSource) -> list[dict]:
-    """Every partition group: window, index within it, message ids, and the reason for the cut."""
+@dataclass(frozen=True)
+class PartitionGroup:
+    """One group a partition kept, and the reason for the cut before it."""
+    window: int                 # 0-based, as the event stores it
+    group: int                  # 1-based within its window
+    message_ids: list[str]
+    reason: str
+
+
+def _groups(src: PartitionSource) -> list[PartitionGroup]:
+    """Every partition group, window by window."""
     found = []
     for ev in src.partitions:
         p = ev.payload
@@ -76,8 +85,9 @@ def _groups(src: PartitionSource) -> list[dict]:
         # a repaired partition's groups no longer match the proposed topics, so none is kept
         missing = "not recorded: the partition was repaired" if p.repairs else ""
         for j, ids in enumerate(p.groups):
-            found.append({"window": ev.window, "group": j + 1, "message_ids": list(ids),
-                          "reason": (topics[j] if j < len(topics) else "") or missing})
+            found.append(PartitionGroup(
+                window=ev.window, group=j + 1, message_ids=list(ids),
+                reason=(topics[j] if j < len(topics) else "") or missing))
     return found
 
 
@@ -107,7 +117,7 @@ def frame_of(src: PartitionSource, messages: list[Message], first: int = 1) -> p
     `raw_episode` is the episode its partition group became; `episode` the active episode it
     ended up in after integration. Both are empty for windows not processed yet.
     """
-    group_of = {mid: g for g in _groups(src) for mid in g["message_ids"]}
+    group_of = {mid: g for g in _groups(src) for mid in g.message_ids}
     window_of = _window_of(src)
     rows = []
     for pos, m in enumerate(messages, start=first):
@@ -117,8 +127,8 @@ def frame_of(src: PartitionSource, messages: list[Message], first: int = 1) -> p
                      "speaker": m.speaker, "text": m.text, "session": m.session,
                      "window": window_of[pos - 1], "raw_episode": raw or "",
                      "episode": src.final(raw) if raw else "",
-                     "group": group["group"] if group else None,
-                     "reason": group["reason"] if group else ""})
+                     "group": group.group if group else None,
+                     "reason": group.reason if group else ""})
     frame = pd.DataFrame(rows, columns=MESSAGE_COLUMNS)
     frame["group"] = frame["group"].astype("Int64")  # unprocessed windows have none
     return frame
@@ -184,14 +194,14 @@ def cuts_table(data: RunData | PartitionSource) -> pd.DataFrame:
     pos_of = {mid: i for i, mid in enumerate(src.message_ids, start=1)}
     rows = []
     for g in _groups(src):
-        positions = sorted(pos_of[i] for i in g["message_ids"] if i in pos_of)
+        positions = sorted(pos_of[i] for i in g.message_ids if i in pos_of)
         if not positions:
             continue
-        raw = src.raw_of.get(g["message_ids"][0], "")
-        rows.append({"window": g["window"] + 1, "group": g["group"], "starts at": positions[0],
+        raw = src.raw_of.get(g.message_ids[0], "")
+        rows.append({"window": g.window + 1, "group": g.group, "starts at": positions[0],
                      "ends at": positions[-1], "size": len(positions),
                      "contiguous": positions[-1] - positions[0] + 1 == len(positions),
-                     "reason": g["reason"], "raw episode": raw,
+                     "reason": g.reason, "raw episode": raw,
                      "episode now": src.final(raw) if raw else ""})
     return pd.DataFrame(rows, columns=["window", "group", "starts at", "ends at", "size",
                                        "contiguous", "reason", "raw episode", "episode now"])
@@ -216,12 +226,20 @@ def boundaries(frame: pd.DataFrame, column: str = "raw_episode") -> list[int]:
     return found
 
 
-def session_spans(frame: pd.DataFrame) -> list[dict]:
-    """Runs of consecutive messages from the same session: session, first and last position."""
-    spans: list[dict] = []
+@dataclass(frozen=True)
+class SessionSpan:
+    """Consecutive messages of one session, by 1-based position."""
+    session: int
+    first: int
+    last: int
+
+
+def session_spans(frame: pd.DataFrame) -> list[SessionSpan]:
+    """Runs of consecutive messages from the same session."""
+    spans: list[SessionSpan] = []
     for row in frame.itertuples(index=False):
-        if spans and spans[-1]["session"] == row.session:
-            spans[-1]["last"] = row.pos
+        if spans and spans[-1].session == row.session:
+            spans[-1] = replace(spans[-1], last=row.pos)
         else:
-            spans.append({"session": row.session, "first": row.pos, "last": row.pos})
+            spans.append(SessionSpan(session=row.session, first=row.pos, last=row.pos))
     return spans

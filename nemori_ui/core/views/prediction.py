@@ -13,6 +13,8 @@ from ..models import StageEvent
 from ..pipeline.tau_rule import passes_tau
 from ..stage_events import ConsolidatePayload, CoveredStatement
 from .episodes import fmt_time, message_span
+from .prediction_records import (Admitted, CitedMessage, ComparedMessage, Comparison, Evoked,
+                                 Outcome, PredictionLine, ProducedInsight)
 from .run_data import RunData, derived
 
 SURPRISE_DEFINITION = ("surprise = insights that changed memory ÷ raw messages in the episode "
@@ -90,7 +92,7 @@ def most_predicted(data: RunData, table: pd.DataFrame) -> str | None:
     return None
 
 
-def evoked(data: RunData, episode_id: str) -> dict | None:
+def evoked(data: RunData, episode_id: str) -> Evoked | None:
     """What the episode's cue called up from semantic memory, against τ. None in Nemori-s."""
     ev = _event_for(data, "anticipate", episode_id)
     if ev is None:
@@ -101,29 +103,29 @@ def evoked(data: RunData, episode_id: str) -> dict | None:
           "passed": e.passed,
           "continued": e.continued} for i, e in enumerate(p.evoked, start=1)],
         columns=["rank", "memory", "text", "score", "passed", "continued"])
-    return {"tau": data.info.config.tau if p.tau is None else p.tau,
-            "cold_start": p.cold_start,
-            "management": p.management or data.info.config.management,
-            "prediction": p.prediction, "frame": frame,
-            "passed": int(frame["passed"].sum()) if not frame.empty else 0}
+    return Evoked(tau=data.info.config.tau if p.tau is None else p.tau,
+                  cold_start=p.cold_start,
+                  management=p.management or data.info.config.management,
+                  prediction=p.prediction, frame=frame,
+                  passed=int(frame["passed"].sum()) if not frame.empty else 0)
 
 
-def _outcomes(data: RunData, episode_id: str) -> dict[str, list[dict]]:
+def _outcomes(data: RunData, episode_id: str) -> dict[str, list[Outcome]]:
     """Insight text -> what consolidation did with it, in order (one text may repeat)."""
-    found: dict[str, list[dict]] = {}
+    found: dict[str, list[Outcome]] = {}
     for ev in sorted(data.stage("consolidate"), key=lambda e: e.seq):
         p = ev.payload
         if p.episode_id != episode_id:
             continue
         merge = isinstance(p, ConsolidatePayload)
         for text in p.insight_texts:
-            found.setdefault(text, []).append({
-                "action": p.action, "result_id": p.result_id,
-                "targets": p.targets if merge else [], "unchanged": merge and p.unchanged})
+            found.setdefault(text, []).append(Outcome(
+                action=p.action, result_id=p.result_id, targets=p.targets if merge else [],
+                unchanged=merge and p.unchanged))
     return found
 
 
-def comparison(data: RunData, episode_id: str) -> dict | None:
+def comparison(data: RunData, episode_id: str) -> Comparison | None:
     """The predicted episode beside the real one, each raw message marked by what became of it.
 
     A message is `learnt` when an insight cites it, `predicted, not stored` when the engine
@@ -148,11 +150,11 @@ def comparison(data: RunData, episode_id: str) -> dict | None:
         if m.id not in wanted:
             continue
         status = LEARNT if m.id in learnt else PREDICTED if m.id in held else PLAIN
-        rows.append({"message": m.id, "time": fmt_time(m.timestamp), "speaker": m.speaker,
-                     "text": m.text, "status": status, "learnt": learnt.get(m.id, []),
-                     "covered": held.get(m.id, [])})
+        rows.append(ComparedMessage(message=m.id, time=fmt_time(m.timestamp),
+                                    speaker=m.speaker, text=m.text, status=status,
+                                    learnt=learnt.get(m.id, []), covered=held.get(m.id, [])))
     prediction = p.prediction or ""
-    lines = [{"text": line, "held": [c.text for c in covered if c.predicted_by == line]}
+    lines = [PredictionLine(text=line, held=[c.text for c in covered if c.predicted_by == line])
              for line in prediction.splitlines() if line.strip()]
     outcomes = _outcomes(data, episode_id)
     produced = []
@@ -160,15 +162,16 @@ def comparison(data: RunData, episode_id: str) -> dict | None:
         queue = outcomes.get(ins.text) or []
         sources = [data.message_by_id[mid] for mid in ins.source_message_ids
                    if mid in data.message_by_id]
-        produced.append({"text": ins.text, "source_message_ids": ins.source_message_ids,
-                         "sources": [{"message": s.id, "speaker": s.speaker, "text": s.text}
-                                     for s in sources],
-                         "outcome": queue.pop(0) if queue else None})
-    return {"episode_id": episode_id, "cue": _cue(data, episode_id), "mode": p.mode,
-            "read": p.read, "prediction_lines": lines, "rows": rows, "insights": produced, "covered": covered,
-            "statements_checked": data.is_offline, "fallback": p.fallback,
-            "counts": {status: sum(r["status"] == status for r in rows)
-                       for status in (LEARNT, PREDICTED, PLAIN)}}
+        produced.append(ProducedInsight(
+            text=ins.text, source_message_ids=ins.source_message_ids,
+            sources=[CitedMessage(message=s.id, speaker=s.speaker, text=s.text)
+                     for s in sources],
+            outcome=queue.pop(0) if queue else None))
+    return Comparison(episode_id=episode_id, cue=_cue(data, episode_id), mode=p.mode,
+                      read=p.read, prediction_lines=lines, rows=rows, insights=produced,
+                      covered=covered, statements_checked=data.is_offline, fallback=p.fallback,
+                      counts={status: sum(r.status == status for r in rows)
+                              for status in (LEARNT, PREDICTED, PLAIN)})
 
 
 def evocation(score: float, continued: bool, tau: float) -> str:
@@ -207,14 +210,14 @@ def looked_similarities(data: RunData) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["episode", "memory", "score", "passed", "continued"])
 
 
-def admitted(frame: pd.DataFrame, tau: float) -> dict:
+def admitted(frame: pd.DataFrame, tau: float) -> Admitted:
     """What τ lets through of the looked-at similarities: pairs, and episodes evoking any."""
     if frame.empty:
-        return {"pairs": 0, "passing": 0, "episodes": 0, "evoking": 0}
+        return Admitted(pairs=0, passing=0, episodes=0, evoking=0)
     passing = passes_tau(frame["score"], frame["continued"], tau)
-    return {"pairs": int(len(frame)), "passing": int(passing.sum()),
-            "episodes": int(frame["episode"].nunique()),
-            "evoking": int(frame[passing]["episode"].nunique())}
+    return Admitted(pairs=int(len(frame)), passing=int(passing.sum()),
+                    episodes=int(frame["episode"].nunique()),
+                    evoking=int(frame[passing]["episode"].nunique()))
 
 
 def line_decisions(data: RunData, episode_id: str) -> pd.DataFrame:

@@ -146,9 +146,9 @@ def whatif_histogram(data: RunData, tau: float) -> None:
     before, after = admitted(looked, old), admitted(looked, tau)
     st.plotly_chart(whatif_figure(looked, old, tau), key="whatif_hist",
                     config={"displayModeBar": False})
-    st.caption(f"Looked-at similarities: {before['passing']} of {before['pairs']} pass the "
-               f"run's τ = {old:.2f} ({plural(before['evoking'], 'episode')} evoke a memory), "
-               f"{after['passing']} pass τ = {tau:.2f} ({plural(after['evoking'], 'episode')}).")
+    st.caption(f"Looked-at similarities: {before.passing} of {before.pairs} pass the "
+               f"run's τ = {old:.2f} ({plural(before.evoking, 'episode')} evoke a memory), "
+               f"{after.passing} pass τ = {tau:.2f} ({plural(after.evoking, 'episode')}).")
 
 
 def whatif_rerun(data: RunData, conv: Conversation, tau: float, first: int | None) -> None:
