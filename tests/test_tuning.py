@@ -105,12 +105,12 @@ def test_what_if_tau_matches_a_real_rerun(sample_sweep):
     for row in rows:
         # up to the first change the memory is the same, so what-if is exact; after it, later
         # episodes see another memory and are only flagged
-        assert actual[row["episode_id"]] == row["evoked_then"]
+        assert actual[row.episode_id] == row.evoked_then
         checked += 1
-        if row["changes"] != "same":
+        if row.changes != "same":
             break
     assert checked >= 2
-    assert all(r["changes"] == "same" for r in what_if_tau(data, data.info.config.tau))
+    assert all(r.changes == "same" for r in what_if_tau(data, data.info.config.tau))
 
 
 def test_compare_of_a_run_with_itself_is_empty_and_of_two_runs_is_not(sample_sweep):
@@ -118,11 +118,11 @@ def test_compare_of_a_run_with_itself_is_empty_and_of_two_runs_is_not(sample_swe
     a = load_run_data(store, results[0].run_id)
     b = load_run_data(store, results[2].run_id)
     same = compare_runs(a, a, run_figures(store, a.run_id), run_figures(store, a.run_id))
-    assert same["identical"] and same["partition"]["window_diff"] == 0
-    assert not same["knowledge"]["only_a"] and not same["config_changes"]
+    assert same.identical and same.partition.window_diff == 0
+    assert not same.knowledge.only_a and not same.config_changes
     diff = compare_runs(a, b, run_figures(store, a.run_id), run_figures(store, b.run_id))
-    assert not diff["identical"] and diff["config_changes"] == {"tau": [0.57, 0.7]}
-    assert diff["deltas"]["insights"] == results[2].insights - results[0].insights
+    assert not diff.identical and diff.config_changes == {"tau": (0.57, 0.7)}
+    assert diff.deltas.insights == results[2].insights - results[0].insights
 
 
 def test_window_diff_by_hand():
@@ -134,16 +134,16 @@ def test_window_diff_by_hand():
 def test_memory_over_time(sample_sweep):
     store, results = sample_sweep
     data = load_run_data(store, results[2].run_id)
-    assert state_after(data, 0)["memories"] == [] and state_after(data, 18)["episodes"] == []
+    assert state_after(data, 0).memories == [] and state_after(data, 18).episodes == []
     after_first = state_after(data, 19)
-    assert after_first["windows_done"] == 1 and after_first["episodes"]
+    assert after_first.windows_done == 1 and after_first.episodes
     last = state_after(data, len(data.messages) - 1)
-    assert set(last["episodes"]) == {e.id for e in data.episodes if e.status == "active"}
-    assert set(last["memories"]) == {m.id for m in data.memories if m.status == "active"}
+    assert set(last.episodes) == {e.id for e in data.episodes if e.status == "active"}
+    assert set(last.memories) == {m.id for m in data.memories if m.status == "active"}
     # the coffee habit is known after session 1 and replaced once session 3 is in
     coffee = next(m for m in data.memories if "three cups" in m.text)
-    assert coffee.id in state_after(data, 39)["memories"]
-    assert coffee.id not in last["memories"]
+    assert coffee.id in state_after(data, 39).memories
+    assert coffee.id not in last.memories
 
 
 def test_prediction_demo_shows_what_prediction_saved(sample_sweep):
@@ -151,9 +151,9 @@ def test_prediction_demo_shows_what_prediction_saved(sample_sweep):
     nemori = load_run_data(store, results[0].run_id)       # MiniLM's default τ
     direct = load_run_data(store, results[1].run_id)
     demo = prediction_demo(nemori, direct, build_clients(PipelineConfig(), store).embedder)
-    assert demo["nemori"]["insights"] < demo["nemori_s"]["insights"]
-    assert any("weather forecasting" in s["text"] for s in demo["skipped_as_predicted"])
-    assert demo["kept_by_both"]
+    assert demo.nemori.insights < demo.nemori_s.insights
+    assert any("weather forecasting" in s.text for s in demo.skipped_as_predicted)
+    assert demo.kept_by_both
 
 
 def test_sweep_and_compare_commands(tmp_path):

@@ -200,9 +200,9 @@ def memory_changes(base: RunData, rerun: RunData) -> None:
     """The memories the re-run holds otherwise than the run it was made from, word by word,
     as the Compare page shows two runs."""
     k = knowledge_diff(base, rerun)
-    differ = k["reworded"] + k["contradicted"]
+    differ = k.reworded + k.contradicted
     st.markdown(f"**Memories that differ from run {base.run_id}**")
-    st.caption(f"{len(k['reworded'])} reworded, {len(k['contradicted'])} contradicted, "
-               f"{len(k['only_a'])} only in the run, {len(k['only_b'])} only in the re-run, "
-               f"{len(k['same'])} the same (Compare runs lists them all).")
+    st.caption(f"{len(k.reworded)} reworded, {len(k.contradicted)} contradicted, "
+               f"{len(k.only_a)} only in the run, {len(k.only_b)} only in the re-run, "
+               f"{len(k.same)} the same (Compare runs lists them all).")
     pair_diffs(differ, names=("the run", f"the re-run at τ = {rerun.info.config.tau:.2f}"))
