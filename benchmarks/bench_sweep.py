@@ -27,6 +27,7 @@ from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
 from nemori_ui.core.tuning.point import run_point  # noqa: E402
+from nemori_ui.core.tuning.records import SweepPoint  # noqa: E402
 from nemori_ui.core.tuning.sweep import parse_grid, points  # noqa: E402
 from tests.llm_responder import respond  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402
@@ -34,7 +35,7 @@ from tests.openai_server import OpenAIServer  # noqa: E402
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
-def sweep(conv, configs, server, shared: bool) -> tuple[float, int, list[dict]]:
+def sweep(conv, configs, server, shared: bool) -> tuple[float, int, list[SweepPoint]]:
     home = tempfile.mkdtemp(prefix="nemori-sweep-")
     store = open_store(home) if shared else None
     before = len(server.chat_requests)
@@ -73,8 +74,8 @@ def main() -> None:
         print(f"{label:<10}{seconds:>9.1f}{requests:>10}")
     print("\nper point (cached): τ, w, calls made, calls reused")
     for r in rows["cached"][2]:
-        print(f"  {r['params']['tau']:<5} {r['params']['window']:<4} "
-              f"{r['llm']['calls_made']:>6} {r['llm']['calls_reused']:>6}")
+        print(f"  {r.params.tau:<5} {r.params.window:<4} "
+              f"{r.llm.calls_made:>6} {r.llm.calls_reused:>6}")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.scale import executor_for  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
+from nemori_ui.core.tuning.records import SweepPoint  # noqa: E402
 from nemori_ui.core.tuning.sweep import parse_grid, sweep  # noqa: E402
 from tests.llm_responder import respond  # noqa: E402
 from tests.openai_server import OpenAIServer  # noqa: E402
@@ -47,7 +48,7 @@ def embedded(store) -> int:
 
 
 def side(conv, grid, base: PipelineConfig, source: str, workers: int
-         ) -> tuple[float, list[dict], int, str]:
+         ) -> tuple[float, list[SweepPoint], int, str]:
     store = open_store(tempfile.mkdtemp(prefix=f"nemori-bench-fansweep-{workers}-"))
     executor = executor_for(workers)
     started = time.perf_counter()
@@ -57,11 +58,10 @@ def side(conv, grid, base: PipelineConfig, source: str, workers: int
     return wall, points, embedded(store), getattr(executor, "ran_as", type(executor).__name__)
 
 
-def figures(points: list[dict]) -> list[dict]:
+def figures(points: list[SweepPoint]) -> list[dict]:
     """What a point built and found; how many of its calls were reused depends on which
     points ran before it, so that is left out."""
-    return [{k: v for k, v in p.items() if k not in ("run_id", "seconds", "reused", "llm")}
-            for p in points]
+    return [p.model_dump(exclude={"run_id", "seconds", "reused", "llm"}) for p in points]
 
 
 def main() -> None:
@@ -109,8 +109,8 @@ def compare(args, base: PipelineConfig, engine: str, requests) -> None:
           f"{figures(seq[1]) == figures(par[1])}")
     print("per point seconds (sequential / fanned):")
     for a, b in zip(seq[1], par[1]):
-        print(f"  w={a['params']['window']:<3} {a['params']['variant']:<9}"
-              f"{a['seconds']:>7.1f} {b['seconds']:>7.1f}")
+        print(f"  w={a.params.window:<3} {a.params.variant:<9}"
+              f"{a.seconds:>7.1f} {b.seconds:>7.1f}")
 
 
 if __name__ == "__main__":

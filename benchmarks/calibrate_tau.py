@@ -24,7 +24,7 @@ from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
-from nemori_ui.core.tuning.calibrate import best_threshold, evidence_pairs  # noqa: E402
+from nemori_ui.core.tuning.calibrate import Threshold, best_threshold, evidence_pairs  # noqa: E402
 from nemori_ui.core.views.run_data import load_run_data  # noqa: E402
 
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -56,11 +56,11 @@ def main() -> None:
     _show("pooled", best_threshold(pooled_rel, pooled_unrel))
 
 
-def _show(label: str, b: dict) -> None:
-    print(f"{label}: τ = {b['tau']:.2f} (admits {b['related_admitted']:.0%} of {b['related']} "
-          f"related pairs, {b['unrelated_admitted']:.1%} of {b['unrelated']} unrelated; "
-          f"Youden's J would pick {b['youden_tau']:.2f}); quartiles related "
-          f"{b['related_quartiles']}, unrelated {b['unrelated_quartiles']}")
+def _show(label: str, b: Threshold) -> None:
+    print(f"{label}: τ = {b.tau:.2f} (admits {b.related_admitted:.0%} of {b.related} "
+          f"related pairs, {b.unrelated_admitted:.1%} of {b.unrelated} unrelated; "
+          f"Youden's J would pick {b.youden_tau:.2f}); quartiles related "
+          f"{b.related_quartiles}, unrelated {b.unrelated_quartiles}")
 
 
 if __name__ == "__main__":

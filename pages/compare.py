@@ -1,5 +1,7 @@
 """Compare two runs: partition agreement, a knowledge diff, count and cost deltas, both maps."""
 
+from dataclasses import asdict
+
 import pandas as pd
 import streamlit as st
 
@@ -37,36 +39,37 @@ by_id = {r.id: r for r in listed}
 a, b = run_data(by_id[a_id]), run_data(by_id[b_id])
 result = compare_runs(a, b, run_figures(store, a_id), run_figures(store, b_id))
 
-if result["identical"]:
+if result.identical:
     st.success("The two runs hold the same memory.")
-if result["config_changes"]:
+if result.config_changes:
     st.dataframe(pd.DataFrame([{"setting": k, "A": str(v[0]), "B": str(v[1])}
-                               for k, v in result["config_changes"].items()]), hide_index=True)
-p = result["partition"]
-if p["same_messages"]:
+                               for k, v in result.config_changes.items()]), hide_index=True)
+p = result.partition
+if p.same_messages:
     cols = st.columns(4)
-    cols[0].metric("Boundary precision", f"{p['precision']:.2f}",
+    cols[0].metric("Boundary precision", f"{p.precision:.2f}",
                    help="B's cuts that A also made")
-    cols[1].metric("Boundary recall", f"{p['recall']:.2f}", help="A's cuts that B also made")
-    cols[2].metric("WindowDiff", f"{p['window_diff']:.3f}", help="0 = same segmentation")
-    cols[3].metric("Cuts A / B", f"{p['boundaries_a']} / {p['boundaries_b']}")
+    cols[1].metric("Boundary recall", f"{p.recall:.2f}", help="A's cuts that B also made")
+    cols[2].metric("WindowDiff", f"{p.window_diff:.3f}", help="0 = same segmentation")
+    cols[3].metric("Cuts A / B", f"{p.boundaries_a} / {p.boundaries_b}")
 else:
     st.warning(f"The runs are on different transcripts: their cuts cannot be compared "
-               f"({plural(p['boundaries_a'], 'cut')} in A, {p['boundaries_b']} in B).")
+               f"({plural(p.boundaries_a, 'cut')} in A, {p.boundaries_b} in B).")
 
 st.subheader("Counts and cost (B − A)")
-st.dataframe(pd.DataFrame([result["deltas"]]), hide_index=True)
+st.dataframe(pd.DataFrame([asdict(result.deltas)]), hide_index=True)
 
 st.subheader("Knowledge diff")
-k = result["knowledge"]
-tabs = st.tabs([f"Only in A ({len(k['only_a'])})", f"Only in B ({len(k['only_b'])})",
-                f"Reworded ({len(k['reworded'])})", f"Contradicted ({len(k['contradicted'])})",
-                f"Same ({len(k['same'])})"])
+k = result.knowledge
+tabs = st.tabs([f"Only in A ({len(k.only_a)})", f"Only in B ({len(k.only_b)})",
+                f"Reworded ({len(k.reworded)})", f"Contradicted ({len(k.contradicted)})",
+                f"Same ({len(k.same)})"])
 for tab, key in zip(tabs, ["only_a", "only_b", "reworded", "contradicted", "same"]):
+    found = getattr(k, key)
     with tab:
-        st.dataframe(pd.DataFrame(k[key]), hide_index=True)
+        st.dataframe(pd.DataFrame([asdict(x) for x in found]), hide_index=True)
         if key in ("reworded", "contradicted"):
-            pair_diffs(k[key])
+            pair_diffs(found)
 
 st.subheader("Both memory maps in one projection")
 positions = stable_positions([a, b])

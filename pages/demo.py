@@ -1,5 +1,7 @@
 """The prediction-error demo: what Nemori stores beside Nemori-s, which stores without predicting."""
 
+from dataclasses import asdict
+
 import pandas as pd
 import streamlit as st
 
@@ -45,7 +47,8 @@ nemori, direct = run_data(known[pair[0]]), run_data(known[pair[1]])
 embedder = build_clients(PipelineConfig(), get_store()).embedder
 demo = prediction_demo(nemori, direct, embedder)
 ours, theirs = consolidation_outcomes(nemori), consolidation_outcomes(direct)
-head = demo_headline(demo, ours, theirs)
+# the views sit below tuning, so the headline reads the demo's figures by name
+head = demo_headline(asdict(demo), ours, theirs)
 st.subheader(head.title)
 figures = [("Insights distilled", "insights", head.fewer_insights),
            ("Consolidation decisions", None, head.fewer_decisions),
@@ -53,8 +56,8 @@ figures = [("Insights distilled", "insights", head.fewer_insights),
            ("Tokens stored", "tokens", head.fewer_tokens)]
 cols = st.columns(len(figures))
 for col, (label, key, fewer) in zip(cols, figures):
-    value = demo["nemori"][key] if key else ours["decisions"]
-    other = demo["nemori_s"][key] if key else theirs["decisions"]
+    value = getattr(demo.nemori, key) if key else ours["decisions"]
+    other = getattr(demo.nemori_s, key) if key else theirs["decisions"]
     # the delta reads against Nemori-s: fewer is the saving, shown green
     col.metric(f"{label}, Nemori", value, delta=f"{-fewer:+d} against Nemori-s ({other})",
                delta_color="inverse")
@@ -65,7 +68,7 @@ def step_moment(by: int) -> None:
     st.session_state.demo_moment = st.session_state.get("demo_moment", 0) + by if by else 0
 
 
-moments = demo_banners(nemori, demo["skipped_as_predicted"]) if presenting else []
+moments = demo_banners(nemori, demo.skipped_as_predicted) if presenting else []
 if moments:
     # one moment at a time, in the transcript's order, as a presenter tells them: each fact
     # Nemori skipped because it predicted it, and each conflict; Space the next, R the first
@@ -81,7 +84,10 @@ if moments:
     scroll_to(".presenter-banner", f"demo:{moment}")
 
 st.subheader("Repeated facts Nemori skipped because it predicted them")
-skipped = pd.DataFrame(demo["skipped_as_predicted"])
+skipped = pd.DataFrame([asdict(f) for f in demo.skipped_as_predicted])
+if not skipped.empty and skipped["message_id"].isna().all():
+    # facts inferred from Nemori-s's insights: no message of their own to show
+    skipped = skipped[["text", "episode_id", "predicted_by", "score"]]
 if not skipped.empty:
     skipped = skipped.rename(columns={"text": "fact, as said again", "predicted_by":
                                       "memory that predicted it", "score": "similarity",
@@ -98,7 +104,7 @@ if not skipped.empty:
         st.session_state.pe_open = (pair[0], str(skipped.iloc[pick]["episode"]))
         st.switch_page("pages/prediction_error.py")
 st.subheader("Surprising facts both kept")
-st.dataframe(pd.DataFrame(demo["kept_by_both"]), hide_index=True)
+st.dataframe(pd.DataFrame([asdict(b) for b in demo.kept_by_both]), hide_index=True)
 current = current_run()
 if current and current.id not in pair:
     st.caption("The demo runs are saved like any other: pick one in the sidebar to inspect it.")

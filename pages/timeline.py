@@ -18,10 +18,10 @@ state = state_after(data, turn - 1)
 message = data.messages[turn - 1]
 st.text(f"{message.id} · {message.speaker}: {message.text[:200]}")
 cols = st.columns(3)
-cols[0].metric("Windows processed", state["windows_done"])
-cols[1].metric("Active episodes", len(state["episodes"]))
-cols[2].metric("Active memories", len(state["memories"]))
-processed = state["processed_through"]
+cols[0].metric("Windows processed", state.windows_done)
+cols[1].metric("Active episodes", len(state.episodes))
+cols[2].metric("Active memories", len(state.memories))
+processed = state.processed_through
 if processed < turn:
     st.caption(md_escape(f"Messages after {processed} are still in the buffer: memory changes "
                          "when a window fills."))
@@ -33,8 +33,8 @@ if appended:
                "message chosen above.")
 
 positions = stable_positions([data])
-alive = set(state["episodes"]) | set(state["memories"])
+alive = set(state.episodes) | set(state.memories)
 st.plotly_chart(map_figure(map_rows(data, positions, keep=alive), "Memory at this turn"),
                 key="timeline_map")
 st.dataframe(pd.DataFrame([{"id": m.id, "text": m.text} for m in data.memories
-                           if m.id in state["memories"]]), hide_index=True)
+                           if m.id in state.memories]), hide_index=True)

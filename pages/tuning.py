@@ -86,7 +86,7 @@ with whatif:
         st.info("Nemori-s makes no prediction, so τ changes nothing in this run.")
     tau = st.slider("τ", 0.0, 1.0, float(data.info.config.tau), 0.01, key="whatif_tau")
     rows = what_if_tau(data, tau)
-    changed = [r for r in rows if r["changes"] == "prediction"]
+    changed = [r for r in rows if r.changes == "prediction"]
     left, right = st.columns([3, 2])
     with left:
         st.metric("Episodes whose prediction changes", len(changed))
@@ -101,12 +101,12 @@ with whatif:
             st.caption("No episode would evoke other memories at this τ: move the slider, or "
                        "tick the box to list every episode.")
         else:
-            st.dataframe(pd.DataFrame([{"episode": r["episode_id"], "window": r["window"],
-                                        "title": r["cue"], "changes": r["changes"],
-                                        "evoked in the run": len(r["evoked_now"]),
-                                        "evoked at this τ": len(r["evoked_then"]),
-                                        "gained": ", ".join(r["gained"]),
-                                        "lost": ", ".join(r["lost"])} for r in listed],
+            st.dataframe(pd.DataFrame([{"episode": r.episode_id, "window": r.window,
+                                        "title": r.cue, "changes": r.changes,
+                                        "evoked in the run": len(r.evoked_now),
+                                        "evoked at this τ": len(r.evoked_then),
+                                        "gained": ", ".join(r.gained),
+                                        "lost": ", ".join(r.lost)} for r in listed],
                                       columns=["episode", "window", "title", "changes",
                                                "evoked in the run", "evoked at this τ", "gained",
                                                "lost"]),

@@ -144,14 +144,14 @@ def test_a_fanned_sweep_returns_its_points_in_grid_order(reversed_ray, tmp_path)
                    source="sample head", fmt="text", executor=executor_for(4, force=True),
                    on_point=heard.append)
     wanted = [(0.5, 10), (0.5, 20), (0.6, 10), (0.6, 20)]
-    at = lambda p: (p["params"]["tau"], p["params"]["window"])   # noqa: E731
+    at = lambda p: (p.params.tau, p.params.window)   # noqa: E731
     assert [at(p) for p in heard] == wanted[::-1]      # heard as they finished
     assert [at(p) for p in points] == wanted           # returned in grid order
     seq_store = open_store(tmp_path / "seq")
     one_by_one = sweep(seq_store, conv, PipelineConfig(), grid,
                        lambda c: build_clients(c, seq_store), source="sample head", fmt="text")
     figures = ("episodes", "insights", "active_memories", "merges", "conflicts")
-    assert [[p[k] for k in figures] for p in points] == \
-        [[p[k] for k in figures] for p in one_by_one]
+    assert [[getattr(p, k) for k in figures] for p in points] == \
+        [[getattr(p, k) for k in figures] for p in one_by_one]
     seq_store.close()
     store.close()

@@ -157,8 +157,8 @@ def test_sweep_recall_needs_every_evidence_turn(tmp_path):
                         message_ids=["m0002"], embedding=emb.embed(["porto spring"])[0].tolist())]
     records.save_window(store, run_id, 0, episodes=episodes, memories=[], events=[], calls=[])
     # k=1 retrieves the Rex episode only: one of the two evidence turns
-    assert evidence_recall(store, run_id, conv, emb, k=1)["recall_at_k"] == 0.0
-    assert evidence_recall(store, run_id, conv, emb, k=2)["recall_at_k"] == 1.0
+    assert evidence_recall(store, run_id, conv, emb, k=1).recall_at_k == 0.0
+    assert evidence_recall(store, run_id, conv, emb, k=2).recall_at_k == 1.0
 
 
 def test_eval_recall_needs_every_evidence_turn():

@@ -103,7 +103,7 @@ def test_locomo_conversation_keeps_every_message(locomo_path, tmp_path):
     # a sweep's QA figure: the evidence of most questions is in the episodes retrieved for them
     from nemori_ui.core.tuning.qa_recall import evidence_recall
     recall = evidence_recall(store, run_id, conv, clients.embedder, k=10)
-    assert recall["questions"] > 50 and 0.3 < recall["recall_at_k"] <= 1.0
+    assert recall.questions > 50 and 0.3 < recall.recall_at_k <= 1.0
     assert evidence_recall(store, run_id, conv.model_copy(update={"extra": {}}), clients.embedder) is None
 
 

@@ -3,6 +3,8 @@ conflict, and what each says, read from real offline runs of the live demo and t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from nemori_ui.core.clients import build_clients
@@ -13,6 +15,7 @@ from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.presenter_banners import demo_banners, skipped_banner, window_banners
 from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.core.tuning.demo import SkippedFact
 from nemori_ui.core.views.run_data import load_run_data
 from tests.conftest import SAMPLE
 
@@ -65,10 +68,10 @@ def test_a_window_whose_prediction_held_a_statement_gets_a_predicted_banner(samp
 
 
 def test_the_demo_steps_through_its_skipped_facts_and_wraps_round():
-    rows = [{"text": "Maya drinks coffee.", "message_id": "m0010", "episode_id": "ep0004",
-             "predicted_by": "Maya drinks three cups of coffee.", "score": 0.91},
-            {"text": "x " * 200, "message_id": None, "episode_id": "ep0009",
-             "predicted_by": None, "score": None}]
+    rows = [SkippedFact(text="Maya drinks coffee.", message_id="m0010", episode_id="ep0004",
+                        predicted_by="Maya drinks three cups of coffee.", score=0.91),
+            SkippedFact(text="x " * 200, message_id=None, episode_id="ep0009",
+                        predicted_by=None, score=None)]
     first = skipped_banner(rows, 0)
     assert first.title == "Predicted, not stored (1 of 2)"
     assert first.lines == ["“Maya drinks coffee.” · m0010 · ep0004",
@@ -78,17 +81,17 @@ def test_the_demo_steps_through_its_skipped_facts_and_wraps_round():
     assert "(2 of 2)" in second.title and second.lines[0].endswith("…” · ep0009")
     assert "Nemori-s stored it" in second.lines[1]
     assert skipped_banner(rows, 2) == first
-    said_again = skipped_banner([{**rows[0], "predicted_by": "Maya drinks coffee. "}], 0)
+    said_again = skipped_banner([replace(rows[0], predicted_by="Maya drinks coffee. ")], 0)
     assert said_again.lines[1] == ("Nemori's prediction said it in the very same words "
                                    "(similarity 0.91).")
     assert skipped_banner([], 0) is None
 
 
 def test_the_demo_tells_its_skipped_facts_and_its_conflicts_in_the_transcripts_order(sample):
-    skipped = [{"text": "Maya drinks strong coffee.", "predicted_by": "Maya loves coffee.",
-                "score": 0.81, "message_id": "m0030", "episode_id": "ep0004"},
-               {"text": "Jonas cycles.", "predicted_by": None, "score": None,
-                "message_id": "m0090", "episode_id": "ep0099"}]
+    skipped = [SkippedFact(text="Maya drinks strong coffee.", predicted_by="Maya loves coffee.",
+                           score=0.81, message_id="m0030", episode_id="ep0004"),
+               SkippedFact(text="Jonas cycles.", predicted_by=None, score=None,
+                           message_id="m0090", episode_id="ep0099")]
     told = demo_banners(sample, skipped)
     conflicts = [b for b in told if b.kind == "conflict"]
     assert len(conflicts) == 1 and len(told) == 3, [b.title for b in told]

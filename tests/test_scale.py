@@ -79,11 +79,11 @@ def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path,
     seen = []
     ray_store, fanned = run_sweep(tmp_path / "ray", conv, executor=executor_for(2),
                                   progress=seen.append)
-    assert [untimed(p) for p in seq] == [untimed(p) for p in fanned]
-    assert [p["params"]["tau"] for p in fanned] == [0.5, 0.5, 0.6, 0.6]
-    assert fanned[0]["qa"] is not None            # evidence recall, from the stored questions
+    assert [untimed(p.model_dump()) for p in seq] == [untimed(p.model_dump()) for p in fanned]
+    assert [p.params.tau for p in fanned] == [0.5, 0.5, 0.6, 0.6]
+    assert fanned[0].qa is not None               # evidence recall, from the stored questions
     for a, b in zip(seq, fanned):
-        assert memory_of(seq_store, a["run_id"]) == memory_of(ray_store, b["run_id"])
+        assert memory_of(seq_store, a.run_id) == memory_of(ray_store, b.run_id)
     last = seen[-1]
     assert (last.done, last.running, last.failed, last.total) == (4, 0, 0, 4)
     assert max(p.running for p in seen) == 2
@@ -92,8 +92,9 @@ def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path,
     again_seen = []
     _, again = run_sweep(tmp_path / "ray", conv, executor=executor_for(2),
                          progress=again_seen.append)
-    assert again_seen == [] and all(p.get("reused") for p in again)
-    assert [untimed(p) for p in again] == [{**untimed(p), "reused": True} for p in fanned]
+    assert again_seen == [] and all(p.reused for p in again)
+    assert [untimed(p.model_dump()) for p in again] == \
+        [{**untimed(p.model_dump()), "reused": True} for p in fanned]
     assert len(runs.list_runs(ray_store)) == 4
 
 
@@ -150,10 +151,10 @@ def test_a_fanned_sweep_with_a_model_starts_from_the_homes_cached_replies(local_
     sent = len(openai_server.chat_requests)
     fanned = sweep(store, CONV, base, parse_grid({"tau": "0.5,0.9"}), clients,
                    source="fixture", fmt="chat", executor=executor_for(2, force=True))
-    assert fanned[0]["reused"]                    # finished in the home: not sent again
-    new = fanned[1]["llm"]
-    assert new["calls_reused"] > 0 and new["calls_made"] > 0   # partition, narration cached
-    assert len(openai_server.chat_requests) - sent == new["calls_made"]
+    assert fanned[0].reused                       # finished in the home: not sent again
+    new = fanned[1].llm
+    assert new.calls_reused > 0 and new.calls_made > 0   # partition, narration cached
+    assert len(openai_server.chat_requests) - sent == new.calls_made
     assert not openai_server.errors
 
 
@@ -176,7 +177,7 @@ def test_a_fanned_sweeps_points_reuse_the_replies_the_earlier_ones_landed(local_
         points = sweep(store, CONV, base, grid, lambda c: build_clients(c, store),
                        source="fixture", fmt="chat", executor=executor)
         sent.append(len(openai_server.chat_requests) - before)
-        assert points[1]["llm"]["calls_reused"] > 0     # partition and narration: point 1's
+        assert points[1].llm.calls_reused > 0     # partition and narration: point 1's
     assert sent[1] == sent[0] and not openai_server.errors
 
 

@@ -16,7 +16,7 @@ from nemori_ui.core.store.runs import delete_run, list_runs
 from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.tuning.across import (SweepInput, SweepSpec, conversation_label, plan,
                                           short_point, sweep_across)
-from nemori_ui.core.tuning.spread import importance, mean_sd, spread
+from nemori_ui.core.tuning.spread import ParameterShare, importance, mean_sd, spread
 from nemori_ui.core.views.sweep_groups import grouped, sweep_groups
 from tests.conftest import ROOT
 
@@ -61,10 +61,10 @@ def test_importance_is_the_share_between_a_parameters_levels():
     points = pd.DataFrame([{"tau": t, "window": w, "insights": 10 * t}
                            for t in (0.5, 0.6, 0.7) for w in (8, 12)])
     found = importance(points, ["tau", "window", "variant"], "insights")
-    assert [r["parameter"] for r in found] == ["tau", "window"], "variant was not swept"
-    assert found[0]["share"] == pytest.approx(1.0)
-    assert found[1]["share"] == pytest.approx(0.0)
-    assert found[0]["levels"] == 3
+    assert [r.parameter for r in found] == ["tau", "window"], "variant was not swept"
+    assert found[0].share == pytest.approx(1.0)
+    assert found[1].share == pytest.approx(0.0)
+    assert found[0].levels == 3
 
 
 def test_importance_sees_an_effect_a_correlation_misses():
@@ -73,15 +73,14 @@ def test_importance_sees_an_effect_a_correlation_misses():
                            for t in (0.5, 0.6, 0.7) for v, d in (("nemori", 0.1),
                                                                 ("nemori-s", -0.1))])
     assert points["tau"].corr(points["insights"]) == pytest.approx(0.0, abs=1e-9)
-    shares = {r["parameter"]: r["share"] for r in importance(points, ["tau", "variant"],
-                                                              "insights")}
+    shares = {r.parameter: r.share for r in importance(points, ["tau", "variant"], "insights")}
     assert shares["tau"] > 0.9 and shares["variant"] < 0.1
 
 
 def test_importance_of_a_constant_figure_is_zero():
     points = pd.DataFrame([{"tau": t, "merges": 2} for t in (0.5, 0.6)])
-    assert importance(points, ["tau"], "merges") == [{"parameter": "tau", "levels": 2,
-                                                      "share": 0.0}]
+    assert importance(points, ["tau"], "merges") == [ParameterShare(parameter="tau", levels=2,
+                                                                    share=0.0)]
 
 
 def bundled_inputs() -> list[SweepInput]:

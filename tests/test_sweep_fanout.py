@@ -16,6 +16,7 @@ from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.scale import executor_for
 from nemori_ui.core.store import open_store, runs
 from nemori_ui.core.transcripts import load_transcript
+from nemori_ui.core.tuning.records import SweepPoint
 from nemori_ui.core.tuning.sweep import parse_grid, spread, sweep
 from tests.conftest import SAMPLE
 from tests.test_fanout_order import stand_in_for_ray
@@ -31,7 +32,8 @@ def head(n: int = 30):
     return conv.model_copy(update={"messages": conv.messages[:n]})
 
 
-def run(store, conv, spec: dict, executor, notes: list[str] | None = None) -> list[dict]:
+def run(store, conv, spec: dict, executor, notes: list[str] | None = None
+        ) -> list[SweepPoint]:
     return sweep(store, conv, PipelineConfig(), parse_grid(spec),
                  lambda c: build_clients(c, store), source="sample head", fmt="text",
                  executor=executor, notice=(notes if notes is not None else []).append)
@@ -65,7 +67,7 @@ def test_stored_points_are_not_work_and_workers_are_honoured_for_the_rest(revers
     points = run(store, conv, {"tau": "0.5,0.6,0.7", "window": "20,10"}, executor_for(2), notes)
     assert sorted(reversed_ray.finished) == ["tau=0.5 window=10", "tau=0.6 window=10",
                                              "tau=0.7 window=10", "tau=0.7 window=20"]
-    assert notes == [] and [p.get("reused", False) for p in points] == \
+    assert notes == [] and [p.reused for p in points] == \
         [True, False, True, False, False, False]
     assert len(runs.list_runs(store)) == 6
 
@@ -75,9 +77,9 @@ def test_stored_points_are_not_work_and_workers_are_honoured_for_the_rest(revers
     points = run(store, conv, {"tau": "0.5,0.6,0.7,0.8", "window": "20,10"}, executor_for(2),
                  notes)
     assert reversed_ray.finished == [] and len(notes) == 1 and notes[0].startswith("2 points")
-    assert sum(not p.get("reused") for p in points) == 2 and len(runs.list_runs(store)) == 8
+    assert sum(not p.reused for p in points) == 2 and len(runs.list_runs(store)) == 8
     again = run(store, conv, {"tau": "0.5"}, executor_for(1))
-    assert again[0]["reused"] and len(runs.list_runs(store)) == 8
+    assert again[0].reused and len(runs.list_runs(store)) == 8
 
 
 def test_points_that_share_a_window_are_sent_apart():

@@ -38,7 +38,7 @@ def test_a_run_keeps_its_questions_and_reports_recall_without_the_file(isolated_
     embedder = build_clients(PipelineConfig(), store).embedder
     recall = stored_recall(store, run_id, embedder)
     assert recall == evidence_recall(store, run_id, conv, embedder, 10)
-    assert recall["questions"] > 0 and recall["recall_at_k"] is not None
+    assert recall.questions > 0 and recall.recall_at_k is not None
     bare = run_small(store, conv.model_copy(update={"extra": {}}))
     assert stored_recall(store, bare, embedder) is None, "no questions, no recall"
 

@@ -35,7 +35,7 @@ def test_a_sweep_job_keeps_its_points_and_says_how_far_it_is(isolated_home):
     jobs = JobRegistry()
     job = jobs.submit("sweep-1", lambda j: (seen.append(j.text), work(j))[1], kind="sweep")
     assert job.wait(WAIT_S) and job.error is None, job.error
-    assert [p["params"]["tau"] for p in job.result] == [0.6, 0.7]
+    assert [p.params.tau for p in job.result] == [0.6, 0.7]
     assert job.fraction == 1.0 and job.text.startswith("2 of 2 points")
     assert sorted(r.status for r in list_runs(store)) == ["done", "done"]
 

@@ -27,8 +27,8 @@ def test_the_view_and_what_if_count_what_the_run_let_through(tmp_path):
     frame = pr.looked_similarities(data)
     assert pr.admitted(frame, tau).passing == int(frame["passed"].sum()) > 0
     # at the run's own τ nothing would change; a τ above every score keeps only continued ones
-    assert {row["changes"] for row in what_if_tau(data, tau)} == {"same"}
-    kept = {i for row in what_if_tau(data, 1.0) for i in row["evoked_then"]}
+    assert {row.changes for row in what_if_tau(data, tau)} == {"same"}
+    kept = {i for row in what_if_tau(data, 1.0) for i in row.evoked_then}
     assert kept == set(frame[frame["continued"]]["memory"]) != set()
 
 

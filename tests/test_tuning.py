@@ -34,18 +34,37 @@ def sample_sweep(tmp_path_factory):
 
 def test_sweep_gives_one_consistent_result_per_point(sample_sweep):
     store, results = sample_sweep
-    assert [(r["params"]["tau"], r["params"]["variant"]) for r in results] == [
+    assert [(r.params.tau, r.params.variant) for r in results] == [
         (0.57, "nemori"), (0.57, "nemori-s"), (0.7, "nemori"), (0.7, "nemori-s")]
     for r in results:
-        summary = run_figures(store, r["run_id"])
-        assert r["insights"] == summary["insights"]
-        assert r["merges"] + r["conflicts"] + summary["decisions"]["new"] == r["insights"]
-        assert 0 < r["active_memories"] <= r["insights"]
-        assert r["stored"]["memories"] == r["active_memories"] and r["stored"]["memory_tokens"] > 0
+        summary = run_figures(store, r.run_id)
+        assert r.insights == summary["insights"]
+        assert r.merges + r.conflicts + summary["decisions"]["new"] == r.insights
+        assert 0 < r.active_memories <= r.insights
+        assert r.stored.memories == r.active_memories and r.stored.memory_tokens > 0
     # direct distillation does not depend on τ
-    assert results[1]["insights"] == results[3]["insights"]
+    assert results[1].insights == results[3].insights
     # a lower τ evokes more, predicts more, and so learns less
-    assert results[0]["insights"] < results[2]["insights"]
+    assert results[0].insights < results[2].insights
+
+
+def test_a_point_keeps_the_shape_its_json_and_table_always_had(sample_sweep):
+    import pickle
+    from dataclasses import fields
+
+    from nemori_ui.core.tuning.point import SWEEPABLE
+    from nemori_ui.core.tuning.sweep import PointRow, flat
+    _, results = sample_sweep
+    fresh = results[0]
+    assert list(fresh.as_json()) == ["run_id", "params", "episodes", "integrated", "insights",
+                                     "active_memories", "merges", "conflicts", "stored", "llm",
+                                     "seconds", "qa"], "a point run now says nothing of reuse"
+    reused = fresh.model_copy(update={"reused": True}).as_json()
+    assert list(reused)[-3:] == ["seconds", "reused", "qa"] and reused["reused"] is True
+    assert pickle.loads(pickle.dumps(fresh)) == fresh, "a point comes back from a worker whole"
+    # the table's columns: every sweepable parameter first, in the grid's order
+    assert [f.name for f in fields(PointRow)][:len(SWEEPABLE)] == list(SWEEPABLE)
+    assert flat(fresh).tau == fresh.params.tau and flat(fresh).run_id == fresh.run_id
 
 
 def test_grid_errors_name_the_parameter():
@@ -66,44 +85,44 @@ def test_tau_sweep_through_the_server_reuses_unchanged_calls(tmp_path, openai_se
 
     results = sweep(store, CONV, base, parse_grid({"tau": "0.5,0.9"}), clients,
                     source="fixture", fmt="chat")
-    made = sum(r["llm"]["calls_made"] for r in results)
-    uncached = sum(r["llm"]["calls_made"] + r["llm"]["calls_reused"] for r in results)
+    made = sum(r.llm.calls_made for r in results)
+    uncached = sum(r.llm.calls_made + r.llm.calls_reused for r in results)
     assert len(openai_server.chat_requests) == made
-    assert results[1]["llm"]["calls_reused"] > 0
+    assert results[1].llm.calls_reused > 0
     assert made < uncached
 
 
 def test_what_if_tau_matches_a_real_rerun(sample_sweep):
     store, results = sample_sweep
-    data = load_run_data(store, results[2]["run_id"])          # nemori at τ = 0.70
+    data = load_run_data(store, results[2].run_id)            # nemori at τ = 0.70
     rows = what_if_tau(data, 0.57)
     first = first_changed_window(rows)
     assert first is not None
-    rerun = load_run_data(store, results[0]["run_id"])         # nemori at τ = 0.57
+    rerun = load_run_data(store, results[0].run_id)           # nemori at τ = 0.57
     actual = {e.payload.episode_id: [x.id for x in e.payload.evoked if x.passed]
               for e in rerun.stage("anticipate")}
     checked = 0
     for row in rows:
         # up to the first change the memory is the same, so what-if is exact; after it, later
         # episodes see another memory and are only flagged
-        assert actual[row["episode_id"]] == row["evoked_then"]
+        assert actual[row.episode_id] == row.evoked_then
         checked += 1
-        if row["changes"] != "same":
+        if row.changes != "same":
             break
     assert checked >= 2
-    assert all(r["changes"] == "same" for r in what_if_tau(data, data.info.config.tau))
+    assert all(r.changes == "same" for r in what_if_tau(data, data.info.config.tau))
 
 
 def test_compare_of_a_run_with_itself_is_empty_and_of_two_runs_is_not(sample_sweep):
     store, results = sample_sweep
-    a = load_run_data(store, results[0]["run_id"])
-    b = load_run_data(store, results[2]["run_id"])
+    a = load_run_data(store, results[0].run_id)
+    b = load_run_data(store, results[2].run_id)
     same = compare_runs(a, a, run_figures(store, a.run_id), run_figures(store, a.run_id))
-    assert same["identical"] and same["partition"]["window_diff"] == 0
-    assert not same["knowledge"]["only_a"] and not same["config_changes"]
+    assert same.identical and same.partition.window_diff == 0
+    assert not same.knowledge.only_a and not same.config_changes
     diff = compare_runs(a, b, run_figures(store, a.run_id), run_figures(store, b.run_id))
-    assert not diff["identical"] and diff["config_changes"] == {"tau": [0.57, 0.7]}
-    assert diff["deltas"]["insights"] == results[2]["insights"] - results[0]["insights"]
+    assert not diff.identical and diff.config_changes == {"tau": (0.57, 0.7)}
+    assert diff.deltas.insights == results[2].insights - results[0].insights
 
 
 def test_window_diff_by_hand():
@@ -114,27 +133,27 @@ def test_window_diff_by_hand():
 
 def test_memory_over_time(sample_sweep):
     store, results = sample_sweep
-    data = load_run_data(store, results[2]["run_id"])
-    assert state_after(data, 0)["memories"] == [] and state_after(data, 18)["episodes"] == []
+    data = load_run_data(store, results[2].run_id)
+    assert state_after(data, 0).memories == [] and state_after(data, 18).episodes == []
     after_first = state_after(data, 19)
-    assert after_first["windows_done"] == 1 and after_first["episodes"]
+    assert after_first.windows_done == 1 and after_first.episodes
     last = state_after(data, len(data.messages) - 1)
-    assert set(last["episodes"]) == {e.id for e in data.episodes if e.status == "active"}
-    assert set(last["memories"]) == {m.id for m in data.memories if m.status == "active"}
+    assert set(last.episodes) == {e.id for e in data.episodes if e.status == "active"}
+    assert set(last.memories) == {m.id for m in data.memories if m.status == "active"}
     # the coffee habit is known after session 1 and replaced once session 3 is in
     coffee = next(m for m in data.memories if "three cups" in m.text)
-    assert coffee.id in state_after(data, 39)["memories"]
-    assert coffee.id not in last["memories"]
+    assert coffee.id in state_after(data, 39).memories
+    assert coffee.id not in last.memories
 
 
 def test_prediction_demo_shows_what_prediction_saved(sample_sweep):
     store, results = sample_sweep
-    nemori = load_run_data(store, results[0]["run_id"])     # MiniLM's default τ
-    direct = load_run_data(store, results[1]["run_id"])
+    nemori = load_run_data(store, results[0].run_id)       # MiniLM's default τ
+    direct = load_run_data(store, results[1].run_id)
     demo = prediction_demo(nemori, direct, build_clients(PipelineConfig(), store).embedder)
-    assert demo["nemori"]["insights"] < demo["nemori_s"]["insights"]
-    assert any("weather forecasting" in s["text"] for s in demo["skipped_as_predicted"])
-    assert demo["kept_by_both"]
+    assert demo.nemori.insights < demo.nemori_s.insights
+    assert any("weather forecasting" in s.text for s in demo.skipped_as_predicted)
+    assert demo.kept_by_both
 
 
 def test_sweep_and_compare_commands(tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from ..core.run_figures import run_figures
 from ..core.tuning.compare import compare_runs
 from ..core.views.run_data import load_run_data
@@ -22,16 +24,17 @@ def run(args) -> int:
     a, b = load_run_data(store, args.run_a), load_run_data(store, args.run_b)
     result = compare_runs(a, b, run_figures(store, a.run_id), run_figures(store, b.run_id))
     if args.json:
-        print_json(result)
+        print_json(asdict(result))
         return 0
-    p, k = result["partition"], result["knowledge"]
-    print(f"{a.run_id} vs {b.run_id}" + (" (identical)" if result["identical"] else ""))
-    for name, (va, vb) in result["config_changes"].items():
+    p, k = result.partition, result.knowledge
+    print(f"{a.run_id} vs {b.run_id}" + (" (identical)" if result.identical else ""))
+    for name, (va, vb) in result.config_changes.items():
         print(f"  setting {name}: {va} → {vb}")
-    print(f"  partitions: boundary precision {p['precision']:.2f}, recall {p['recall']:.2f}, "
-          f"WindowDiff {p['window_diff']:.3f}")
-    print(f"  knowledge: {len(k['same'])} same, {len(k['reworded'])} reworded, "
-          f"{len(k['contradicted'])} contradicted, {len(k['only_a'])} only in A, "
-          f"{len(k['only_b'])} only in B")
-    print("  deltas (B - A): " + ", ".join(f"{n} {v:+d}" for n, v in result["deltas"].items()))
+    print(f"  partitions: boundary precision {p.precision:.2f}, recall {p.recall:.2f}, "
+          f"WindowDiff {p.window_diff:.3f}")
+    print(f"  knowledge: {len(k.same)} same, {len(k.reworded)} reworded, "
+          f"{len(k.contradicted)} contradicted, {len(k.only_a)} only in A, "
+          f"{len(k.only_b)} only in B")
+    print("  deltas (B - A): " + ", ".join(f"{n} {v:+d}"
+                                           for n, v in asdict(result.deltas).items()))
     return 0

@@ -7,6 +7,7 @@ import sys
 
 from ..core.clients import build_clients
 from ..core.scale import executor_for
+from ..core.tuning.records import SweepPoint
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
 from ..core.executors import MIN_POINTS_PER_WORKER
 from .commands import COMMANDS
@@ -59,19 +60,18 @@ def run(args) -> int:
         return run_across(args, grid, base, store, inputs)
     conv, source, fmt = inputs[0].conversation, inputs[0].source, inputs[0].fmt
 
-    def show(point: dict) -> None:
+    def show(point: SweepPoint) -> None:
         if args.json:
-            print_json(point, out)
+            print_json(point.as_json(), out)
             return
-        params = " ".join(f"{k}={point['params'][k]}" for k in grid) or "defaults"
-        llm = point["llm"]
-        print(f"{params}: {point['episodes']} episodes, {point['insights']} insights, "
-              f"{point['active_memories']} memories ({point['merges']} merges, "
-              f"{point['conflicts']} conflicts), {point['stored']['memory_tokens']} tokens stored; "
-              f"LLM calls {llm['calls_made']} made, {llm['calls_reused']} reused"
-              + (f", evidence recall@{point['qa']['k']} {point['qa']['recall_at_k']:.2f}"
-                 if point.get("qa") else "") + f"  [{point['run_id']}]",
-              file=out, flush=True)
+        params = " ".join(f"{k}={getattr(point.params, k)}" for k in grid) or "defaults"
+        llm, qa = point.llm, point.qa
+        print(f"{params}: {point.episodes} episodes, {point.insights} insights, "
+              f"{point.active_memories} memories ({point.merges} merges, "
+              f"{point.conflicts} conflicts), {point.stored.memory_tokens} tokens stored; "
+              f"LLM calls {llm.calls_made} made, {llm.calls_reused} reused"
+              + (f", evidence recall@{qa.k} {qa.recall_at_k:.2f}" if qa else "")
+              + f"  [{point.run_id}]", file=out, flush=True)
 
     with results_stdout(on_ray(args)) as out:
         sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=source,

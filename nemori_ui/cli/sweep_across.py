@@ -15,6 +15,7 @@ from ..core.store import Store, runs
 from ..core.transcripts import load_transcript
 from ..core.tuning.across import SweepInput, SweepSpec, sweep_across, sweep_rows
 from ..core.tuning.point import point_figures
+from ..core.tuning.records import SweepPoint
 from ..core.tuning.spread import SHOWN, shown_figures, spread, spread_table
 from ..core.tuning.sweep import ORDER, stored_recall
 from .common import print_json
@@ -66,13 +67,13 @@ def run_across(args, grid: dict[str, list], base: PipelineConfig, store: Store,
                                       file=sys.stderr))
         embedders: dict[str, object] = {}
 
-        def figures_of(run: runs.RunInfo) -> dict:
+        def figures_of(run: runs.RunInfo) -> SweepPoint:
             # the same figures the Tuning page reads back, evidence recall included
             key = run.config.embedder
             if key not in embedders:
                 embedders[key] = build_clients(run.config, store).embedder
-            return {**point_figures(store, run.id),
-                    "qa": stored_recall(store, run.id, embedders[key])}
+            return SweepPoint.of(point_figures(store, run.id),
+                                 qa=stored_recall(store, run.id, embedders[key]))
 
         rows = sweep_rows(store, info.id, figures_of)
         params = [p for p in ORDER if p in grid and p in rows]

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from .tuning.demo import SkippedFact
 from .views.knowledge import decision_table
 from .views.run_data import RunData
 
@@ -83,22 +84,22 @@ def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner
     return banners
 
 
-def _skipped_lines(row: dict) -> list[str]:
-    lines = [_quote(row["text"]) + " · " + " · ".join(
-        str(row[k]) for k in ("message_id", "episode_id") if row.get(k))]
-    score = f" (similarity {row['score']:.2f})" if row.get("score") is not None else ""
-    if row.get("predicted_by") and row["predicted_by"].strip() == row["text"].strip():
+def _skipped_lines(fact: SkippedFact) -> list[str]:
+    lines = [_quote(fact.text) + " · " + " · ".join(
+        str(v) for v in (fact.message_id, fact.episode_id) if v)]
+    score = f" (similarity {fact.score:.2f})" if fact.score is not None else ""
+    if fact.predicted_by and fact.predicted_by.strip() == fact.text.strip():
         lines.append(f"Nemori's prediction said it in the very same words{score}.")
-    elif row.get("predicted_by"):
-        lines.append(f"Nemori already held it: {_quote(row['predicted_by'])}{score}")
+    elif fact.predicted_by:
+        lines.append(f"Nemori already held it: {_quote(fact.predicted_by)}{score}")
     else:
         lines.append("Nemori-s stored it; Nemori's prediction already held it.")
     return lines
 
 
-def skipped_banner(skipped: list[dict], index: int) -> Banner | None:
+def skipped_banner(skipped: list[SkippedFact], index: int) -> Banner | None:
     """The demo's banner for its `index`-th fact that Nemori skipped because it predicted it
-    (rows of `prediction_demo`'s `skipped_as_predicted`); None when there is none."""
+    (of `prediction_demo`'s `skipped_as_predicted`); None when there is none."""
     if not skipped:
         return None
     index = index % len(skipped)
@@ -108,12 +109,12 @@ def skipped_banner(skipped: list[dict], index: int) -> Banner | None:
                   lines=_skipped_lines(skipped[index]))
 
 
-def demo_banners(data: RunData, skipped: list[dict]) -> list[Banner]:
+def demo_banners(data: RunData, skipped: list[SkippedFact]) -> list[Banner]:
     """The demo's moments in the transcript's order, one banner each: every fact Nemori
     skipped because it predicted it, and every memory Nemori's run saw contradicted.
     `data`: Nemori's run."""
     conflicts = decision_table(data, ["conflict"])
-    moments = sorted([(str(row.get("episode_id") or ""), 0, row) for row in skipped]
+    moments = sorted([(str(fact.episode_id or ""), 0, fact) for fact in skipped]
                      + [(str(r.episode), 1, r) for r in conflicts.itertuples()],
                      key=lambda m: m[:2])
     out = []

@@ -6,6 +6,7 @@ from html import escape
 
 import streamlit as st
 
+from nemori_ui.core.tuning.compare import MemoryPair
 from nemori_ui.core.word_diff import word_diff
 from nemori_ui.ui import tints
 
@@ -23,14 +24,13 @@ def diff_html(before: str, after: str) -> str:
     return "".join(parts)
 
 
-def pair_diffs(pairs: list[dict], *, a: str = "text_a", b: str = "text_b",
-               names: tuple[str, str] = ("A", "B")) -> None:
+def pair_diffs(pairs: list[MemoryPair], *, names: tuple[str, str] = ("A", "B")) -> None:
     """Each pair's texts as one line of word differences, the first SHOWN of them; `names`
     says in the caption which run is A and which is B."""
     if not pairs:
         return
-    rows = "".join(f'<div style="margin:0.3em 0"><code>{escape(str(p.get("a", "")))}</code> → '
-                   f'<code>{escape(str(p.get("b", "")))}</code>: {diff_html(p[a], p[b])}</div>'
+    rows = "".join(f'<div style="margin:0.3em 0"><code>{escape(p.a)}</code> → '
+                   f'<code>{escape(p.b)}</code>: {diff_html(p.text_a, p.text_b)}</div>'
                    for p in pairs[:SHOWN])
     # st.html, not markdown: the texts are escaped as HTML and nothing in them is markup
     st.html(f'<div class="word-diffs">{rows}</div>')

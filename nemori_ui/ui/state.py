@@ -18,6 +18,7 @@ from ..core.store import Store, default_home, open_store
 from ..core.store import runs
 from ..core.store.health import RunHealth, run_health
 from ..core.run_figures import run_figures
+from ..core.tuning.records import SweepPoint
 from ..core.tuning.sweep import point_figures, stored_recall
 from ..core.views.partitions import PartitionSource, stored_partition_source
 from ..core.views.run_data import RunData, load_run_data
@@ -153,18 +154,17 @@ def figures(info: runs.RunInfo) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _point(home_path: str, run_id: str, stamp: str) -> dict:
+def _point(home_path: str, run_id: str, stamp: str) -> SweepPoint:
     store = _store_for(home_path)
-    point = point_figures(store, run_id)
     config = runs.get_run(store, run_id).config
     # evidence recall embeds the stored questions: offline with MiniLM (and cached by content);
     # with a paid embedder only a sweep run from the Tuning page or the CLI reports it
-    if config.embedder == "minilm":
-        point["qa"] = stored_recall(store, run_id, build_embedder(config, store))
-    return point
+    qa = stored_recall(store, run_id, build_embedder(config, store)) \
+        if config.embedder == "minilm" else None
+    return SweepPoint.of(point_figures(store, run_id), qa=qa)
 
 
-def sweep_point(info: runs.RunInfo) -> dict:
+def sweep_point(info: runs.RunInfo) -> SweepPoint:
     """A finished run's figures as a sweep point, recomputed only when the run changed."""
     return _point(str(home()), info.id, _stamp(info))
 

@@ -8,7 +8,8 @@ import streamlit as st
 
 from ..core.store import sweeps
 from ..core.tuning.across import sweep_rows
-from ..core.tuning.spread import importance, shown_figures, spread, spread_table
+from ..core.tuning.spread import (ParameterShare, importance, shown_figures, spread,
+                                  spread_table)
 from ..core.tuning.sweep import ORDER
 from .state import get_store, sweep_point
 from .tuning_widgets import FIGURES, figure_label
@@ -28,14 +29,14 @@ def pick_sweep(listed: list[sweeps.SweepInfo]) -> sweeps.SweepInfo:
     return by_name[st.selectbox("Named sweep", names, key="named_sweep")]
 
 
-def importance_chart(found: list[dict], figure: str) -> go.Figure:
+def importance_chart(found: list[ParameterShare], figure: str) -> go.Figure:
     shown = list(reversed(found))       # the most important on top
-    fig = go.Figure(go.Bar(x=[r["share"] for r in shown],
-                           y=[f"{r['parameter']} ({r['levels']} values)" for r in shown],
+    fig = go.Figure(go.Bar(x=[r.share for r in shown],
+                           y=[f"{r.parameter} ({r.levels} values)" for r in shown],
                            orientation="h", marker_color="#4c78a8",
-                           text=[f"{r['share']:.0%}" for r in shown],
+                           text=[f"{r.share:.0%}" for r in shown],
                            # inside a long bar, past a short one: never cut at the right
-                           textposition=["inside" if r["share"] > 0.5 else "outside"
+                           textposition=["inside" if r.share > 0.5 else "outside"
                                          for r in shown], cliponaxis=False))
     fig.update_layout(title=f"Share of the variance of {figure_label(figure)} explained",
                       height=120 + 40 * len(shown), margin={"l": 10, "r": 10, "t": 40, "b": 30},
@@ -76,10 +77,10 @@ def named_sweeps() -> None:
             st.plotly_chart(importance_chart(found, figure), key="importance",
                             config={"displayModeBar": False})
             if len(found) == 1:
-                st.caption(f"Only {found[0]['parameter']} takes several values here, so it "
+                st.caption(f"Only {found[0].parameter} takes several values here, so it "
                            "explains whatever the points differ by: sweep a second parameter "
                            "to weigh one against the other.")
-            elif not any(r["share"] for r in found):
+            elif not any(r.share for r in found):
                 st.caption(f"No point's mean {figure_label(figure)} differs from another's.")
             st.caption("The share of the spread of the points' means that lies between a "
                        "parameter's values (η²); the rest is how parameters act together.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,7 @@ def sibling_points(info: runs.RunInfo) -> pd.DataFrame:
     then w."""
     same = [r for r in list_runs() if r.conversation_id == info.conversation_id
             and r.source == info.source and r.status == "done"]
-    return sorted_points(pd.DataFrame([flat(sweep_point(r)) for r in same]))
+    return sorted_points(pd.DataFrame([asdict(flat(sweep_point(r))) for r in same]))
 
 
 def figure_label(name: str) -> str:

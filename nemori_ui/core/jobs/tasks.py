@@ -17,25 +17,25 @@ from ..models import Conversation, Transcript
 from ..scale import executor_for
 from ..store import Store
 from ..tuning.across import SweepSpec, sweep_across
+from ..tuning.records import SweepPoint
 from ..tuning.sweep import points, sweep
 from .registry import Job
 
 
 def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
                make_clients: Callable[[PipelineConfig], object], *, source: str, fmt: str,
-               workers: int = 1) -> Callable[[Job], list[dict]]:
+               workers: int = 1) -> Callable[[Job], list[SweepPoint]]:
     """A sweep of `grid` around `base`; the job's result is the list of points."""
     total = len(points(base, grid))
 
-    def work(job: Job) -> list[dict]:
-        done: list[dict] = []
+    def work(job: Job) -> list[SweepPoint]:
+        done: list[SweepPoint] = []
         job.step(0.0, f"0 of {total} points")
 
-        def on_point(point: dict) -> None:
+        def on_point(point: SweepPoint) -> None:
             done.append(point)
-            params = point.get("params", {})
             job.step(len(done) / total, f"{len(done)} of {total} points; last τ = "
-                                        f"{params.get('tau', 0):g}, w = {params.get('window')}")
+                                        f"{point.params.tau:g}, w = {point.params.window}")
 
         def clients_for(config: PipelineConfig):
             job.check()     # a cancel stops the sweep before its next point starts

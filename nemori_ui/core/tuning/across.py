@@ -8,6 +8,7 @@ a sweep stopped half-way keeps what it finished.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import PurePath
 from typing import Callable
 
@@ -22,6 +23,7 @@ from ..pipeline.runner import Clients
 from ..store import Store, runs, sweeps
 from ..views.existing_runs import finished_run
 from .point import PointTask, conversation_replies, run_point_task, warm_up, warms_up
+from .records import SweepPoint
 from .sweep import flat, point_name, points, spread
 
 
@@ -55,15 +57,15 @@ def short_point(point: str, grid: dict[str, list]) -> str:
     return " ".join(varied) or point
 
 
-def sweep_rows(store: Store, sweep_id: str, figures_of: Callable[[runs.RunInfo], dict]
-               ) -> pd.DataFrame:
+def sweep_rows(store: Store, sweep_id: str,
+               figures_of: Callable[[runs.RunInfo], SweepPoint]) -> pd.DataFrame:
     """One row per finished run of the sweep: its parameters, the figures `figures_of` gives
     for its run (a point as a sweep reports it), and its conversation."""
     rows = []
     for member in sweeps.members(store, sweep_id):
         info = runs.get_run(store, member.run_id)
         if info.status == "done":
-            rows.append({**flat(figures_of(info)),
+            rows.append({**asdict(flat(figures_of(info))),
                          "conversation": conversation_label(member.conversation)})
     return pd.DataFrame(rows)
 
@@ -190,7 +192,7 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
                       key=worker_key(base, api_key, None, None) if executor.remote else None,
                       prepare=prepare if warms_up(base, len(tasks), executor.remote) else None)
         failures = executor.run(run_point_task, tasks, place,
-                                on_done=lambda name, point: land(name, point["run_id"]),
+                                on_done=lambda name, point: land(name, point.run_id),
                                 progress=progress)
         if failures:
             raise TasksFailed(failures)

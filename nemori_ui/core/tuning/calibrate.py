@@ -15,6 +15,8 @@ it; on MiniLM it sits in the bulk of the unrelated pairs and would evoke nearly 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..eval import qa
@@ -51,20 +53,34 @@ def evidence_pairs(conv: Conversation, data: RunData) -> tuple[list[float], list
 CHANCE = 0.05    # the share of unrelated memories τ may let through
 
 
-def best_threshold(related: list[float], unrelated: list[float]) -> dict:
+@dataclass(frozen=True)
+class Threshold:
+    """τ for an embedder, the share of each kind of pair it admits, and Youden's τ beside it."""
+    tau: float
+    related_admitted: float
+    unrelated_admitted: float
+    youden_tau: float
+    j: float                    # Youden's J at youden_tau
+    related: int                # pairs of each kind
+    unrelated: int
+    related_quartiles: list[float]
+    unrelated_quartiles: list[float]
+
+
+def best_threshold(related: list[float], unrelated: list[float]) -> Threshold:
     """τ (the unrelated pairs' 95th percentile), what it admits of each kind, and Youden's τ."""
     if not related or not unrelated:
         raise ValueError("need related and unrelated pairs to calibrate")
     pos, neg = np.sort(related), np.sort(unrelated)
     tau = round(float(np.quantile(neg, 1 - CHANCE)), 2)
-    best = {"tau": tau, "related_admitted": round(float((pos > tau).mean()), 4),
-            "unrelated_admitted": round(float((neg > tau).mean()), 4), "youden_tau": 0.0,
-            "j": -1.0}
+    youden_tau, best_j = 0.0, -1.0
     for t in np.round(np.arange(0.20, 0.951, 0.01), 2):
         j = float((pos > t).mean()) - float((neg > t).mean())
-        if j > best["j"]:
-            best.update(youden_tau=float(t), j=round(j, 4))
-    best.update(related=len(pos), unrelated=len(neg),
-                related_quartiles=[round(float(q), 3) for q in np.quantile(pos, [.25, .5, .75])],
-                unrelated_quartiles=[round(float(q), 3) for q in np.quantile(neg, [.25, .5, .75])])
-    return best
+        if j > best_j:
+            youden_tau, best_j = float(t), round(j, 4)
+    return Threshold(
+        tau=tau, related_admitted=round(float((pos > tau).mean()), 4),
+        unrelated_admitted=round(float((neg > tau).mean()), 4), youden_tau=youden_tau,
+        j=best_j, related=len(pos), unrelated=len(neg),
+        related_quartiles=[round(float(q), 3) for q in np.quantile(pos, [.25, .5, .75])],
+        unrelated_quartiles=[round(float(q), 3) for q in np.quantile(neg, [.25, .5, .75])])

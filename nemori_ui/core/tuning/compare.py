@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import astuple, dataclass
+from typing import Any
+
 import numpy as np
 
 from ..offline.conflicts import conflict as disagreement
@@ -37,21 +40,65 @@ def window_diff(ref: list[int], hyp: list[int], k: int | None = None) -> float:
     return diffs / (n - k)
 
 
-def partition_agreement(a: RunData, b: RunData) -> dict:
+@dataclass(frozen=True)
+class PartitionAgreement:
+    """Where B cuts the transcript against where A does: precision is B's cuts A also made."""
+    boundaries_a: int
+    boundaries_b: int
+    shared: int
+    precision: float
+    recall: float
+    window_diff: float
+    same_messages: bool         # only then do the cuts line up
+
+
+def partition_agreement(a: RunData, b: RunData) -> PartitionAgreement:
     la, lb = segment_labels(a), segment_labels(b)
     ba, bb = boundaries(la), boundaries(lb)
     both = len(ba & bb)
-    return {"boundaries_a": len(ba), "boundaries_b": len(bb), "shared": both,
-            "precision": both / len(bb) if bb else 1.0, "recall": both / len(ba) if ba else 1.0,
-            "window_diff": round(window_diff(la, lb), 4),
-            "same_messages": [m.id for m in a.messages] == [m.id for m in b.messages]}
+    return PartitionAgreement(
+        boundaries_a=len(ba), boundaries_b=len(bb), shared=both,
+        precision=both / len(bb) if bb else 1.0, recall=both / len(ba) if ba else 1.0,
+        window_diff=round(window_diff(la, lb), 4),
+        same_messages=[m.id for m in a.messages] == [m.id for m in b.messages])
 
 
-def knowledge_diff(a: RunData, b: RunData) -> dict:
+@dataclass(frozen=True)
+class MemoryPair:
+    """An active memory of A matched with one of B, and their similarity."""
+    a: str
+    b: str
+    text_a: str
+    text_b: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Contradiction(MemoryPair):
+    why: str
+
+
+@dataclass(frozen=True)
+class LoneMemory:
+    """An active memory matched with none of the other run's."""
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class KnowledgeDiff:
+    same: list[MemoryPair]
+    reworded: list[MemoryPair]
+    contradicted: list[Contradiction]
+    only_a: list[LoneMemory]
+    only_b: list[LoneMemory]
+
+
+def knowledge_diff(a: RunData, b: RunData) -> KnowledgeDiff:
     """Active memories matched by embedding similarity, greedily from the closest pair."""
     ma = [m for m in a.memories if m.status == "active" and m.embedding]
     mb = [m for m in b.memories if m.status == "active" and m.embedding]
-    out = {"same": [], "reworded": [], "contradicted": [], "only_a": [], "only_b": []}
+    same, reworded, contradicted = [], [], []
     if ma and mb and len(ma[0].embedding) == len(mb[0].embedding):
         sims = np.asarray([m.embedding for m in ma]) @ np.asarray([m.embedding for m in mb]).T
     else:
@@ -66,32 +113,56 @@ def knowledge_diff(a: RunData, b: RunData) -> dict:
             continue
         used_a.add(i)
         used_b.add(j)
-        pair = {"a": ma[i].id, "b": mb[j].id, "text_a": ma[i].text, "text_b": mb[j].text,
-                "score": round(score, 4)}
+        pair = dict(a=ma[i].id, b=mb[j].id, text_a=ma[i].text, text_b=mb[j].text,
+                    score=round(score, 4))
         why = disagreement(ma[i].text, mb[j].text)
         if why:
-            out["contradicted"].append({**pair, "why": why})
+            contradicted.append(Contradiction(**pair, why=why))
         else:
-            out["same" if score >= SAME else "reworded"].append(pair)
-    out["only_a"] = [{"id": m.id, "text": m.text} for i, m in enumerate(ma) if i not in used_a]
-    out["only_b"] = [{"id": m.id, "text": m.text} for j, m in enumerate(mb) if j not in used_b]
-    return out
+            (same if score >= SAME else reworded).append(MemoryPair(**pair))
+    return KnowledgeDiff(
+        same=same, reworded=reworded, contradicted=contradicted,
+        only_a=[LoneMemory(m.id, m.text) for i, m in enumerate(ma) if i not in used_a],
+        only_b=[LoneMemory(m.id, m.text) for j, m in enumerate(mb) if j not in used_b])
 
 
-def compare_runs(a: RunData, b: RunData, summary_a: dict, summary_b: dict) -> dict:
+@dataclass(frozen=True)
+class CountDeltas:
+    """B's counts and LLM cost minus A's."""
+    episodes: int
+    integrated: int
+    insights: int
+    semantic_memories: int
+    llm_calls: int
+    llm_input_tokens: int
+    llm_output_tokens: int
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    a: str
+    b: str
+    config_changes: dict[str, tuple[Any, Any]]     # setting → (A's value, B's value)
+    partition: PartitionAgreement
+    knowledge: KnowledgeDiff
+    deltas: CountDeltas
+    identical: bool                                 # both hold the same memory
+
+
+def compare_runs(a: RunData, b: RunData, summary_a: dict, summary_b: dict) -> RunComparison:
     counts = ("episodes", "integrated", "insights", "semantic_memories")
-    deltas = {k: summary_b[k] - summary_a[k] for k in counts}
-    deltas.update({f"llm_{k}": summary_b["llm"][k] - summary_a["llm"][k]
-                   for k in ("calls", "input_tokens", "output_tokens")})
+    deltas = CountDeltas(**{k: summary_b[k] - summary_a[k] for k in counts},
+                         **{f"llm_{k}": summary_b["llm"][k] - summary_a["llm"][k]
+                            for k in ("calls", "input_tokens", "output_tokens")})
     knowledge = knowledge_diff(a, b)
     config_a, config_b = a.info.config.model_dump(), b.info.config.model_dump()
-    return {"a": a.run_id, "b": b.run_id,
-            "config_changes": {k: [config_a[k], config_b[k]] for k in config_a
-                               if config_a[k] != config_b[k]},
-            "partition": partition_agreement(a, b), "knowledge": knowledge,
-            "deltas": deltas,
-            "identical": not any(deltas.values()) and not any(
-                knowledge[k] for k in ("reworded", "contradicted", "only_a", "only_b"))}
+    return RunComparison(
+        a=a.run_id, b=b.run_id,
+        config_changes={k: (config_a[k], config_b[k]) for k in config_a
+                        if config_a[k] != config_b[k]},
+        partition=partition_agreement(a, b), knowledge=knowledge, deltas=deltas,
+        identical=not any(astuple(deltas)) and not any(
+            (knowledge.reworded, knowledge.contradicted, knowledge.only_a, knowledge.only_b)))
 
 
 def partner_runs(runs_listed, run_id: str, hash_of) -> list[str]:

@@ -18,12 +18,13 @@ from ..retrieval import count_tokens
 from ..store import Store, records, runs, transfer
 from ..run_figures import run_figures
 from .qa_recall import evidence_recall
+from .records import PointCalls, PointFigures, PointParams, StoredSize, SweepPoint
 
-SWEEPABLE = {"tau": float, "window": int, "variant": str, "management": str, "k_e": int,
-             "k_s": int, "k_m": int}
+# the parameters a sweep may vary, each with the type its values are read as
+SWEEPABLE = {name: field.annotation for name, field in PointParams.model_fields.items()}
 
 
-def stored_size(store: Store, run_id: str) -> dict:
+def stored_size(store: Store, run_id: str) -> StoredSize:
     """What the memory holds once built: active memories and episodes, in characters and tokens."""
     memories = [m for m in records.load_memories(store, run_id, with_vectors=False)
                 if m.status == "active"]
@@ -31,37 +32,37 @@ def stored_size(store: Store, run_id: str) -> dict:
                 if e.status == "active"]
     mem_text = "\n".join(m.text for m in memories)
     ep_text = "\n".join(f"{e.cue}\n{e.narrative}" for e in episodes)
-    return {"memories": len(memories), "memory_chars": len(mem_text),
-            "memory_tokens": count_tokens(mem_text), "episode_chars": len(ep_text),
-            "episode_tokens": count_tokens(ep_text)}
+    return StoredSize(memories=len(memories), memory_chars=len(mem_text),
+                      memory_tokens=count_tokens(mem_text), episode_chars=len(ep_text),
+                      episode_tokens=count_tokens(ep_text))
 
 
-def point_figures(store: Store, run_id: str) -> dict:
+def point_figures(store: Store, run_id: str) -> PointFigures:
     """The figures a sweep reports for one finished run."""
     figures = run_figures(store, run_id)
     config = runs.get_run(store, run_id).config
     calls = records.load_calls(store, run_id)
-    return {"run_id": run_id,
-            "params": {k: getattr(config, k) for k in SWEEPABLE},
-            "episodes": figures["episodes"], "integrated": figures["integrated"],
-            "insights": figures["insights"], "active_memories": figures["semantic_memories"],
-            "merges": figures["decisions"]["merge"], "conflicts": figures["decisions"]["conflict"],
-            "stored": stored_size(store, run_id),
-            "llm": {"calls_made": sum(not c.cached for c in calls),
-                    "calls_reused": sum(c.cached for c in calls),
-                    "failed": figures["llm"]["failed"],
-                    "input_tokens": figures["llm"]["input_tokens"],
-                    "output_tokens": figures["llm"]["output_tokens"]}}
+    return PointFigures(
+        run_id=run_id, params=PointParams(**{k: getattr(config, k) for k in SWEEPABLE}),
+        episodes=figures["episodes"], integrated=figures["integrated"],
+        insights=figures["insights"], active_memories=figures["semantic_memories"],
+        merges=figures["decisions"]["merge"], conflicts=figures["decisions"]["conflict"],
+        stored=stored_size(store, run_id),
+        llm=PointCalls(calls_made=sum(not c.cached for c in calls),
+                       calls_reused=sum(c.cached for c in calls),
+                       failed=figures["llm"]["failed"],
+                       input_tokens=figures["llm"]["input_tokens"],
+                       output_tokens=figures["llm"]["output_tokens"]))
 
 
 def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
-              source: str, fmt: str) -> dict:
+              source: str, fmt: str) -> SweepPoint:
     started = time.perf_counter()
     run_id = start_run(store, conv, config, clients, source=source, fmt=fmt, resume=False)
     run_windows(store, run_id, clients)
     seconds = round(time.perf_counter() - started, 3)
-    return {**point_figures(store, run_id), "seconds": seconds,
-            "qa": evidence_recall(store, run_id, conv, clients.embedder, config.k)}
+    return SweepPoint.of(point_figures(store, run_id), seconds=seconds,
+                         qa=evidence_recall(store, run_id, conv, clients.embedder, config.k))
 
 
 class PointTask(Task):
@@ -71,7 +72,7 @@ class PointTask(Task):
     fmt: str
 
 
-def run_point_task(task: PointTask, place: Place) -> dict:
+def run_point_task(task: PointTask, place: Place) -> SweepPoint:
     """The task: the point's run in the place's store, and its figures."""
     return run_point(place.store, task.conversation, task.config, place.clients(task.config),
                      source=task.source, fmt=task.fmt)

@@ -12,10 +12,12 @@ from ..models import Conversation
 from ..episode_lines import find_episodes
 from ..retrieval import load_memory
 from ..store import Store, runs
+from .records import EvidenceRecall
 
 
-def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: int = 10) -> dict | None:
-    """{"questions", "recall_at_k", "k"}, or None when the conversation has no LoCoMo questions."""
+def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: int = 10
+                    ) -> EvidenceRecall | None:
+    """Recall@k of the run's episodes, or None when the conversation has no LoCoMo questions."""
     if not conv.extra.get("qa"):
         return None
     items = [i for i in qa.locomo_items(conv).items if i.checkable]
@@ -29,4 +31,4 @@ def evidence_recall(store: Store, run_id: str, conv: Conversation, embedder, k: 
         # credited as the evaluation credits a question's evidence (episodes only here)
         marks = evidence_found([e.message_id for e in item.evidence], held, set())
         found += all_found(marks, "in_episodes")
-    return {"questions": len(items), "k": k, "recall_at_k": round(found / len(items), 4)}
+    return EvidenceRecall(questions=len(items), k=k, recall_at_k=round(found / len(items), 4))

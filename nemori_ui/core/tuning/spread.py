@@ -8,6 +8,7 @@ without a store.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -71,7 +72,15 @@ def _figure(value: float, digits: int = 3) -> str:
     return f"{value:.0f}" if abs(value) >= 10 ** (digits - 1) else f"{value:.{digits}g}"
 
 
-def importance(points: pd.DataFrame, params: list[str], figure: str) -> list[dict]:
+@dataclass(frozen=True)
+class ParameterShare:
+    """A swept parameter, how many values it took, and its η² for a figure (0 to 1)."""
+    parameter: str
+    levels: int
+    share: float
+
+
+def importance(points: pd.DataFrame, params: list[str], figure: str) -> list[ParameterShare]:
     """Per parameter swept (two levels or more), the share of the variance of `figure` across
     the points that lies between that parameter's levels: η² = between-level sum of squares /
     total sum of squares, on the points' means across conversations.
@@ -99,6 +108,6 @@ def importance(points: pd.DataFrame, params: list[str], figure: str) -> list[dic
             continue
         by_level = values.groupby(levels)
         between = float((by_level.size() * (by_level.mean() - values.mean()) ** 2).sum())
-        found.append({"parameter": param, "levels": int(levels.nunique()),
-                      "share": between / total if total > 0 else 0.0})
-    return sorted(found, key=lambda r: -r["share"])
+        found.append(ParameterShare(parameter=param, levels=int(levels.nunique()),
+                                    share=between / total if total > 0 else 0.0))
+    return sorted(found, key=lambda r: -r.share)

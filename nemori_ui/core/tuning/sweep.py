@@ -8,6 +8,7 @@ reports how many calls it made and how many it reused.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Callable
 
 from ..config import PipelineConfig
@@ -20,6 +21,7 @@ from ..store import Store, runs
 from .point import (SWEEPABLE, PointTask, conversation_replies, point_figures, run_point_task,
                     warm_up, warms_up)
 from .qa_recall import evidence_recall
+from .records import EvidenceRecall, SweepPoint
 
 def parse_grid(spec: dict[str, str | None]) -> dict[str, list]:
     """{'tau': '0.6,0.7'} → {'tau': [0.6, 0.7]}; unknown names and bad values raise ValueError."""
@@ -43,7 +45,7 @@ def points(base: PipelineConfig, grid: dict[str, list]) -> list[PipelineConfig]:
             for combo in itertools.product(*(grid[n] for n in names))] or [base]
 
 
-def stored_recall(store: Store, run_id: str, embedder) -> dict | None:
+def stored_recall(store: Store, run_id: str, embedder) -> EvidenceRecall | None:
     """Evidence recall@k of a finished run, from the questions stored with it (None without)."""
     conv = runs.stored_conversation(store, run_id)
     return evidence_recall(store, run_id, conv, embedder, runs.get_run(store, run_id).config.k)
@@ -71,16 +73,43 @@ def best_point(frame, metric: str) -> int | None:
     return int(values[values == best].index[0])
 
 
-def flat(point: dict) -> dict:
+@dataclass(frozen=True)
+class PointRow:
+    """A sweep table's row: its fields are the table's columns, the parameters first and in
+    SWEEPABLE's order."""
+    tau: float
+    window: int
+    variant: str
+    management: str
+    k_e: int
+    k_s: int
+    k_m: int
+    run_id: str
+    episodes: int
+    integrated: int
+    insights: int
+    active_memories: int
+    merges: int
+    conflicts: int
+    stored_tokens: int
+    stored_chars: int
+    calls_made: int
+    calls_reused: int
+    input_tokens: int
+    evidence_recall: float | None
+
+
+def flat(point: SweepPoint) -> PointRow:
     """One table row per point: parameters and figures side by side."""
-    return {**point["params"], "run_id": point["run_id"],
-            **{k: point[k] for k in ("episodes", "integrated", "insights", "active_memories",
-                                     "merges", "conflicts")},
-            "stored_tokens": point["stored"]["memory_tokens"],
-            "stored_chars": point["stored"]["memory_chars"],
-            "calls_made": point["llm"]["calls_made"], "calls_reused": point["llm"]["calls_reused"],
-            "input_tokens": point["llm"]["input_tokens"],
-            "evidence_recall": (point.get("qa") or {}).get("recall_at_k")}
+    return PointRow(**point.params.model_dump(), run_id=point.run_id,
+                    episodes=point.episodes, integrated=point.integrated,
+                    insights=point.insights, active_memories=point.active_memories,
+                    merges=point.merges, conflicts=point.conflicts,
+                    stored_tokens=point.stored.memory_tokens,
+                    stored_chars=point.stored.memory_chars,
+                    calls_made=point.llm.calls_made, calls_reused=point.llm.calls_reused,
+                    input_tokens=point.llm.input_tokens,
+                    evidence_recall=point.qa.recall_at_k if point.qa else None)
 
 
 def point_name(config: PipelineConfig, grid: dict[str, list]) -> str:
@@ -101,19 +130,19 @@ def spread(items: list, window: Callable = lambda config: config.window) -> list
 
 def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
           make_clients: Callable[[PipelineConfig], Clients], *, source: str, fmt: str,
-          on_point: Callable[[dict], None] | None = None, executor: Executor = IN_PROCESS,
+          on_point: Callable[[SweepPoint], None] | None = None, executor: Executor = IN_PROCESS,
           progress: Callable[[TaskProgress], None] | None = None,
           api_key: str | None = None, notice: Callable[[str], None] | None = None
-          ) -> list[dict]:
+          ) -> list[SweepPoint]:
     """The grid's points in order, one task of `executor` each. A point finished in the store
     with the same input and settings is reported from it, not redone (`make_clients` serves
     its recall); a point run elsewhere builds its clients from the point's settings, and
     `progress` hears tasks done / running / failed; points that fail after their retries raise
     TasksFailed once the others landed. Too few points left to pay for fanning out run in this
     process (executors.for_points), said to `notice`."""
-    by_name: dict[str, dict] = {}
+    by_name: dict[str, SweepPoint] = {}
 
-    def land(name: str, point: dict) -> None:
+    def land(name: str, point: SweepPoint) -> None:
         by_name[name] = point
         if on_point:
             on_point(point)
@@ -124,9 +153,9 @@ def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str
         found = find_finished(store, conv, config)
         if found:
             land(point_name(config, grid),
-                 {**point_figures(store, found), "seconds": 0.0, "reused": True,
-                  "qa": evidence_recall(store, found, conv, make_clients(config).embedder,
-                                        config.k)})
+                 SweepPoint.of(point_figures(store, found), seconds=0.0, reused=True,
+                               qa=evidence_recall(store, found, conv,
+                                                  make_clients(config).embedder, config.k)))
         else:
             todo.append(config)
     executor = for_points(executor, len(todo), notice)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..views.run_data import RunData
 
 
@@ -30,7 +32,16 @@ def processed_through(data: RunData, windows_done: int) -> int:
     return sum(m.id in held for m in data.messages)
 
 
-def state_after(data: RunData, message_index: int) -> dict:
+@dataclass(frozen=True)
+class MemoryState:
+    """The memory as it stood after a message: ids of its active episodes and memories."""
+    windows_done: int
+    episodes: list[str]
+    memories: list[str]
+    processed_through: int      # messages the windows done hold; later ones wait in the buffer
+
+
+def state_after(data: RunData, message_index: int) -> MemoryState:
     """Ids of episodes and memories active after the message, and what had been superseded."""
     done = windows_done_after(data, message_index)
 
@@ -43,8 +54,8 @@ def state_after(data: RunData, message_index: int) -> dict:
     episodes = [e.id for e in data.episodes if alive(e, data.episode_by_id)
                 and not _never_indexed(e, data)]
     memories = [m.id for m in data.memories if alive(m, data.memory_by_id)]
-    return {"windows_done": done, "episodes": episodes, "memories": memories,
-            "processed_through": processed_through(data, done)}
+    return MemoryState(windows_done=done, episodes=episodes, memories=memories,
+                       processed_through=processed_through(data, done))
 
 
 def _never_indexed(episode, data: RunData) -> bool:

@@ -8,11 +8,28 @@ see another memory state, so it is marked as downstream rather than claimed unch
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from ..pipeline.tau_rule import passes_tau
 from ..views.run_data import RunData
 
 
-def what_if_tau(data: RunData, tau: float) -> list[dict]:
+@dataclass(frozen=True)
+class EpisodeAtTau:
+    """What an episode evoked in the run and would evoke at another τ (memory ids)."""
+    episode_id: str
+    window: int
+    cue: str
+    evoked_now: list[str]
+    evoked_then: list[str]
+    gained: list[str]
+    lost: list[str]
+    # its prediction changes; or a change before it may have changed its memory state; or not
+    changes: Literal["prediction", "downstream", "same"]
+
+
+def what_if_tau(data: RunData, tau: float) -> list[EpisodeAtTau]:
     rows, changed_seen = [], False
     for event in data.stage("anticipate"):
         p = event.payload
@@ -22,16 +39,16 @@ def what_if_tau(data: RunData, tau: float) -> list[dict]:
         then = [e.id for e in p.evoked
                 if (passes_tau(e.score, e.continued, tau) if native else e.passed)]
         changed = set(now) != set(then)
-        rows.append({
-            "episode_id": p.episode_id, "window": event.window,
-            "cue": p.cue, "evoked_now": now, "evoked_then": then,
-            "gained": [i for i in then if i not in now], "lost": [i for i in now if i not in then],
-            "changes": "prediction" if changed else ("downstream" if changed_seen else "same"),
-        })
+        rows.append(EpisodeAtTau(
+            episode_id=p.episode_id, window=event.window,
+            cue=p.cue, evoked_now=now, evoked_then=then,
+            gained=[i for i in then if i not in now], lost=[i for i in now if i not in then],
+            changes="prediction" if changed else ("downstream" if changed_seen else "same"),
+        ))
         changed_seen = changed_seen or changed
     return rows
 
 
-def first_changed_window(rows: list[dict]) -> int | None:
+def first_changed_window(rows: list[EpisodeAtTau]) -> int | None:
     """The window a re-run at the new τ would first differ in (earlier windows come from cache)."""
-    return next((r["window"] for r in rows if r["changes"] == "prediction"), None)
+    return next((r.window for r in rows if r.changes == "prediction"), None)

@@ -3,6 +3,8 @@ page does not stop them), and what-if τ drawn on the run's looked-at similariti
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -21,6 +23,7 @@ from ...core.store.sweeps import list_sweeps
 from ...core.tuning.across import SweepSpec, conversation_label, input_key, plan
 from ...core.tuning.compare import knowledge_diff
 from ...core.tuning.point import point_figures
+from ...core.tuning.records import SweepPoint
 from ...core.tuning.sweep import flat, parse_grid
 from ...core.views.prediction import admitted, looked_similarities
 from ...core.views.run_data import RunData
@@ -176,14 +179,14 @@ def rerun_result(job: Job) -> None:
     if info.status != "done":
         st.warning(f"Run {info.id} is {info.status}; Resume it on the Run page.")
         return
-    point = point_figures(store, job.key)
-    llm = point["llm"]
+    point = SweepPoint.of(point_figures(store, job.key))
+    llm = point.llm
     said = f"Run {info.id} at τ = {info.config.tau:.2f} finished"
-    if llm["calls_made"] or llm["calls_reused"]:     # the offline engine makes no call
-        said += (f": {plural(llm['calls_made'], 'call')} made, {llm['calls_reused']} reused "
+    if llm.calls_made or llm.calls_reused:     # the offline engine makes no call
+        said += (f": {plural(llm.calls_made, 'call')} made, {llm.calls_reused} reused "
                  "from the cache")
     st.success(said + ". It is a point of the sweep too.")
-    row = flat(point)
+    row = asdict(flat(point))
     shown = {k: v for k, v in row.items()
              if not (k in ("calls_made", "calls_reused", "input_tokens") and not v)
              and v is not None}
@@ -197,9 +200,9 @@ def memory_changes(base: RunData, rerun: RunData) -> None:
     """The memories the re-run holds otherwise than the run it was made from, word by word,
     as the Compare page shows two runs."""
     k = knowledge_diff(base, rerun)
-    differ = k["reworded"] + k["contradicted"]
+    differ = k.reworded + k.contradicted
     st.markdown(f"**Memories that differ from run {base.run_id}**")
-    st.caption(f"{len(k['reworded'])} reworded, {len(k['contradicted'])} contradicted, "
-               f"{len(k['only_a'])} only in the run, {len(k['only_b'])} only in the re-run, "
-               f"{len(k['same'])} the same (Compare runs lists them all).")
+    st.caption(f"{len(k.reworded)} reworded, {len(k.contradicted)} contradicted, "
+               f"{len(k.only_a)} only in the run, {len(k.only_b)} only in the re-run, "
+               f"{len(k.same)} the same (Compare runs lists them all).")
     pair_diffs(differ, names=("the run", f"the re-run at τ = {rerun.info.config.tau:.2f}"))
