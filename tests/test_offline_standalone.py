@@ -354,40 +354,6 @@ def test_a_comma_before_words_with_no_verb_cuts_no_clause(sentence, clauses):
     assert split_clauses(sentence) == clauses
 
 
-@pytest.mark.parametrize("clause,subject", [
-    ("From June your rent will go up to 950 a month", "listener"),
-    ("Since March the clinic on Elm Road opens at seven", "thing"),
-    ("In April he started at the bakery", "Tomás"),
-    ("Next week, the clinic moves to Calle Sol", "thing"),
-    ("As of 3 May Lucia is the team lead", "Lucia"),
-])
-def test_a_time_phrase_before_the_subject_is_read_past(clause, subject):
-    assert standalone.judge(clause, SPEAKERS, ["Tomás"], one_listener=True)[0] == subject
-
-
-@pytest.mark.parametrize("clause", [
-    "May I borrow the van",                 # a month's name that is no date
-    "From what I hear the van is fine",     # no date follows the preposition
-    "In the end we stayed home",
-])
-def test_a_lead_that_gives_no_date_is_no_time_phrase(clause):
-    assert standalone.time_lead(clause)[0] == ""
-
-
-def test_a_time_phrase_stays_in_the_statement_and_its_pronoun_is_named():
-    from nemori_ui.core.models import Message
-    from nemori_ui.core.offline.knowledge import _standalone
-    said = Message(id="m1", speaker="Rafa",
-                   text="My cousin Tomás finally found work. In April he started at the bakery.")
-    placed, why = _standalone("In April he started at the bakery.", said, SPEAKERS)
-    assert placed == "In April Tomás started at the bakery.", why
-    debit = Message(id="m2", speaker="Rafa",
-                    text="From June your rent will go up to 950 a month.")
-    placed, why = _standalone("From June your rent will go up to 950 a month.", debit, SPEAKERS)
-    assert placed is not None, why
-
-
-
 @pytest.mark.parametrize("clause", [
     "I did, with my mum, for her birthday",
     "We have, twice",

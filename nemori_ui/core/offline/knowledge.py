@@ -72,7 +72,6 @@ def _standalone(clause: str, m: Message, speakers: list[str],
     if not earlier and referents.first_word(clause).lower() in referents.HE_SHE:
         earlier = [p for p in [referents.person_before([b.text for b in before[-2:]],
                                                         speakers)] if p]
-    lead, clause = standalone.time_lead(clause)
     subject, why = standalone.judge(clause, speakers, earlier,
                                     one_listener=len(speakers) == 2)
     if subject is None:
@@ -81,7 +80,7 @@ def _standalone(clause: str, m: Message, speakers: list[str],
         clause = "I " + clause[:1].lower() + clause[1:]
     elif subject != "self" and referents.first_word(clause).lower() in standalone.THIRD:
         clause = referents.name_third_person(clause, subject)
-    return lead + clause, ""
+    return clause, ""
 
 
 VAGUE_KIND = "not standalone"   # knowledge said in a way a memory could not stand on

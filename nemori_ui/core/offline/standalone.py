@@ -65,26 +65,6 @@ _BARE_THING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)? (?:is|are|was|were|will|has|
 _HYPOTHETICAL = frozenset("would 'd could might should".split())
 
 
-_MONTH = "|".join(sorted(MONTHS))
-_DAY = "|".join(WEEKDAYS)
-_WHEN = (rf"(?:(?:{_MONTH})(?: \d{{1,2}}(?:st|nd|rd|th)?)?|\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTH})|"
-         rf"(?:{_DAY})|\d{{4}}|(?:the )?(?:week|weekend|month|year|summer|winter|spring|autumn)|"
-         rf"\d{{1,2}}(?::\d{{2}})? ?(?:am|pm))(?: \d{{4}})?")
-# a time phrase that opens a clause before its subject: a preposition, or next / last / this,
-# before a date word; a month alone is no lead ("May I borrow the van")
-_TIME_LEAD = re.compile(
-    rf"^(?:(?:from|since|as of|starting|until|till|by|in|on|after|before|during) "
-    rf"(?:(?:next|last|this|early|late|mid) )?{_WHEN}|(?:next|last|this) {_WHEN}|"
-    rf"tomorrow|yesterday|today|tonight)\b,? +(?=\S)", re.I)
-
-
-def time_lead(clause: str) -> tuple[str, str]:
-    """(the time phrase that opens the clause, the rest): "From May your direct debit ..." is
-    read as "your direct debit ..." for who it is about, and keeps its time when stored."""
-    hit = _TIME_LEAD.match(clause)
-    return (hit.group(0), clause[hit.end():]) if hit else ("", clause)
-
-
 # a subject and an auxiliary with nothing after it but a comma or "too": "I did, with my
 # mum", "We have, twice": what was done is in the question it answers
 _ELLIPSIS = re.compile(r"^\s*(?:[\w'’-]+\s+){1,3}?(?:(?:did|do|does|have|has|had|is|am|are|was|"
@@ -138,9 +118,6 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
     A third-person subject is replaced in the clause by the caller with the returned name.
     `one_listener`: only one person is spoken to, so "you" is who they are.
     """
-    lead, rest = time_lead(clause)
-    if lead:
-        return judge(rest, speakers, earlier, one_listener)
     first = first_word(clause)
     low = first.lower().replace("’", "'")
     if not first:
