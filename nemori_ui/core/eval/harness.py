@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from ..clients import build_clients
+from ..clients import RunEnvironment, build_clients
 from ..config import PipelineConfig
 from ..executors import IN_PROCESS, Executor, Place, TasksFailed, worker_key
 from ..llm.pricing import estimate_cost
@@ -45,11 +45,10 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
     eval_id = results.new_eval_id()
     v = variant(options.variant)
     cfg = build_config(config, v)
-    clients = build_clients(cfg, store, backend=backend, embedder=embedder, api_key=api_key,
-                            secrets=secrets, base_url=base_url, notice=notice)
-    judge = build_judge(cfg, store, options.judge_model, backend=judge_backend,
-                        api_key=api_key, secrets=secrets, preset=options.judge_prompts,
-                        base_url=base_url)
+    env = RunEnvironment(api_key=api_key, secrets=secrets, base_url=base_url, backend=backend,
+                         judge_backend=judge_backend, embedder=embedder, notice=notice)
+    clients = build_clients(cfg, store, env)
+    judge = build_judge(cfg, store, options.judge_model, env, preset=options.judge_prompts)
     asked = cfg.model_copy(update={"k": options.k})
     wanted = set(options.conversations or [])
     convs = [c for c in transcript.conversations if not wanted or c.id in wanted]

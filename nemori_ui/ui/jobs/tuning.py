@@ -28,7 +28,7 @@ from ...core.views.wording import plural
 from ..diff_widgets import pair_diffs
 from ..episodic_charts import similarity_histogram
 from ..safe import md_escape
-from ..state import get_store, read_secrets, run_data
+from ..state import get_store, run_data, session_environment
 from ..sweep_inputs import add_file, input_choices
 from ..sweep_results import LAST_NAMED
 from ..tints import chart_ink
@@ -42,12 +42,10 @@ WHATIF_BASE = "whatif_base"      # the run a what-if re-run was made from, to di
 def session_maker():
     """Clients for any settings with this session's key and base URL, read here on the page:
     a job's thread cannot read the session."""
-    store, secrets = get_store(), read_secrets()[0]
-    key = st.session_state.get("api_key") or None
-    base_url = st.session_state.get("base_url_raw")
+    store, env = get_store(), session_environment()
 
     def make(config: PipelineConfig):
-        return build_clients(config, store, api_key=key, secrets=secrets, base_url=base_url)
+        return build_clients(config, store, env)
     return make
 
 
