@@ -65,8 +65,10 @@ def test_eval_answers_and_verdicts_are_stored_under_the_evaluation(store, openai
     openai_server.responder = reply
     path = FIXTURES / "locomo_small.json"
     run = evaluate(store, load_transcript(path), CONFIG, EvalOptions(variant="nemori"),
-                   source=str(path), backend=backend(openai_server, "answer-model"),
-                   judge_backend=backend(openai_server, "judge-model"), embedder=HashEmbedder())
+                   source=str(path),
+                   env=RunEnvironment(backend=backend(openai_server, "answer-model"),
+                                      judge_backend=backend(openai_server, "judge-model"),
+                                      embedder=HashEmbedder()))
     calls = call_log.calls_of_eval(store, run.id)
     answers = [c for c in calls if c.context["kind"] == "eval"]
     verdicts = [c for c in calls if c.context["kind"] == "judge"]

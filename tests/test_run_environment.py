@@ -1,5 +1,5 @@
-"""The run environment holds the key: its repr never shows it, and it is never pickled (so it
-can reach neither a file nor a Ray worker)."""
+"""The run environment holds the key: its repr never shows it, it is never pickled (so it can
+reach neither a file nor a Ray worker), and workers are handed the key this process uses."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pickle
 import pytest
 
 from nemori_ui.core.clients import RunEnvironment
+from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.scale import executor_for
 
 KEY = "sk-run-environment-secret"
@@ -27,3 +28,13 @@ def test_it_is_never_pickled():
     with pytest.raises(TypeError, match="never pickled"):
         pickle.dumps(RunEnvironment(api_key=KEY))
 
+
+def test_workers_are_handed_the_key_this_process_would_use(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    llm = PipelineConfig(backend="openai")
+    assert RunEnvironment(api_key=KEY).worker_key(llm) == KEY
+    assert RunEnvironment(secrets={"OPENAI_API_KEY": KEY}).worker_key(llm) == KEY
+    assert RunEnvironment().worker_key(llm) is None
+    assert RunEnvironment(base_url="http://127.0.0.1:8080/v1").worker_key(llm) is None  # local
+    assert RunEnvironment(api_key=KEY).worker_key(PipelineConfig()) is None   # offline: no call

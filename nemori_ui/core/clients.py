@@ -37,6 +37,15 @@ class RunEnvironment:
     notice: Callable[[str], None] | None = None   # each retry, what is learnt about the server
     executor: Executor = IN_PROCESS  # where an evaluation's or a sweep's tasks run
 
+    def worker_key(self, config: PipelineConfig) -> str | None:
+        """The key workers must hold: the one this process would use, if the work needs one."""
+        if config.backend == "offline" and config.embedder != "openai":
+            return None
+        from .llm.openai_backend import PLACEHOLDER_KEY, resolve_openai_settings
+        key, _ = resolve_openai_settings(self.api_key, self.base_url or config.base_url,
+                                         self.secrets)
+        return None if key in (None, PLACEHOLDER_KEY) else key
+
     def __repr__(self) -> str:
         from .llm.redact import redact_patterns, strip_url_credentials
         shown = [f"{name}=***" for name in ("api_key", "secrets") if getattr(self, name)]

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from pydantic import ValidationError
 
-from ...core.clients import build_clients
+from ...core.clients import RunEnvironment, build_clients
 from ...core.config import PipelineConfig, tau_grid
 from ...core.errors import InputError
 from ...core.executors import too_few, too_few_note
@@ -16,6 +16,7 @@ from ...core.jobs import Job
 from ...core.jobs.tasks import across_work
 from ...core.models import Conversation
 from ...core.pipeline.runner import start_run
+from ...core.scale import executor_for
 from ...core.store import runs
 from ...core.store.sweeps import list_sweeps
 from ...core.tuning.across import SweepSpec, conversation_label, input_key, plan
@@ -111,7 +112,8 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
                 "and these settings, so they are not run again: they are in the tables below.")
     if workers > 1 and planned.todo and too_few(len(planned.todo), workers):
         st.info(too_few_note(len(planned.todo), workers, "the server's process") + ".")
-    work = across_work(store, spec, base, session_maker(), workers=workers)
+    work = across_work(store, spec, base, session_maker(),
+                       RunEnvironment(executor=executor_for(workers)))
     if not planned.todo:        # nothing to build: list the stored points as the sweep's now
         work(Job(key="", kind="sweep"))
         return
