@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a sourc
 from tokenizers import Tokenizer  # noqa: E402
 
 from nemori_ui.cli.common import add_semantic_options, semantic_settings  # noqa: E402
-from nemori_ui.core.clients import build_clients  # noqa: E402
+from nemori_ui.core.clients import RunEnvironment, build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig, default_tau  # noqa: E402
 from nemori_ui.core.embed.minilm import TOKENIZER_PATH  # noqa: E402
 from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
@@ -82,7 +82,7 @@ def measure(args) -> tuple[dict, dict, float, int, int, dict]:
         server.responder = respond
         store = open_store(home)
         backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=server.url)
-        clients = build_clients(config, store, backend=backend, embedder=embedder)
+        clients = build_clients(config, store, RunEnvironment(backend=backend, embedder=embedder))
         run_id = start_run(store, conv, config, clients, source=str(args.data), fmt="locomo",
                            resume=False)
         started = time.perf_counter()

@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nemori_ui.core.clients import RunEnvironment  # noqa: E402
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.eval.harness import EvalOptions, evaluate  # noqa: E402
 from nemori_ui.core.retrieval import count_tokens  # noqa: E402
@@ -82,7 +83,7 @@ def evaluate_all(path: Path, workers: int) -> float:
     started = time.perf_counter()
     evaluate(open_store(home), load_transcript(path), PipelineConfig(),
              EvalOptions(benchmark="longmemeval", variant="nemori"), source=str(path),
-             executor=executor_for(workers))
+             env=RunEnvironment(executor=executor_for(workers)))
     return time.perf_counter() - started
 
 

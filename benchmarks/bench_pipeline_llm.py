@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a source checkout; the test server lives in tests/
 
-from nemori_ui.core.clients import build_clients  # noqa: E402
+from nemori_ui.core.clients import RunEnvironment, build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
 from nemori_ui.core.models import LLMCallRecord  # noqa: E402
@@ -64,7 +64,7 @@ def run_once(store, conv, config, server, args, label: str) -> dict:
     if args.embedder == "hash":
         from tests.fakes import HashEmbedder
         embedder = HashEmbedder(dim=384)
-    clients = build_clients(config, store, backend=backend, embedder=embedder)
+    clients = build_clients(config, store, RunEnvironment(backend=backend, embedder=embedder))
     clients.embedder.embed(["warm up"])   # the model load is not the pipeline's time
     run_id = start_run(store, conv, config, clients, source=args.data, fmt="locomo",
                        resume=False)

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from nemori_ui.core.clients import RunEnvironment
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
@@ -57,7 +58,7 @@ def run_all(transcript, convs, source, workers: int) -> tuple[float, dict]:
         t0 = time.perf_counter()
         run = evaluate(store, transcript, PipelineConfig(),
                        EvalOptions(variant=name, conversations=convs), source=source,
-                       executor=executor_for(workers))
+                       env=RunEnvironment(executor=executor_for(workers)))
         walls[name] = time.perf_counter() - t0
         stored[name] = (untimed(run.summary),
                         [untimed(r.model_dump()) for r in results.load_questions(store, run.id)],

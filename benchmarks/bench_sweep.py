@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the test server lives in tests/
 
-from nemori_ui.core.clients import build_clients  # noqa: E402
+from nemori_ui.core.clients import RunEnvironment, build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig, tau_grid  # noqa: E402
 from nemori_ui.core.llm import OpenAIChatBackend  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
@@ -44,7 +44,7 @@ def sweep(conv, configs, server, shared: bool) -> tuple[float, int, list[SweepPo
     for n, config in enumerate(configs):
         point_store = store or open_store(f"{home}/{n}")
         backend = OpenAIChatBackend(config.model, api_key="bench", base_url=server.url)
-        clients = build_clients(config, point_store, backend=backend)
+        clients = build_clients(config, point_store, RunEnvironment(backend=backend))
         results.append(run_point(point_store, conv, config, clients, source="locomo",
                                  fmt="locomo"))
     return time.perf_counter() - started, len(server.chat_requests) - before, results

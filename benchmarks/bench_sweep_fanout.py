@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nemori_ui.core.clients import build_clients  # noqa: E402
+from nemori_ui.core.clients import RunEnvironment, build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.scale import executor_for  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
@@ -53,7 +53,7 @@ def side(conv, grid, base: PipelineConfig, source: str, workers: int
     executor = executor_for(workers)
     started = time.perf_counter()
     points = sweep(store, conv, base, grid, lambda c: build_clients(c, store),
-                   source=source, fmt="locomo", executor=executor)
+                   source=source, fmt="locomo", env=RunEnvironment(executor=executor))
     wall = time.perf_counter() - started
     return wall, points, embedded(store), getattr(executor, "ran_as", type(executor).__name__)
 

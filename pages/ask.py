@@ -4,7 +4,7 @@ its scores, the size of the context, and where the hits lie in the memory space.
 import pandas as pd
 import streamlit as st
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.llm.redact import strip_url_credentials
 from nemori_ui.core.deciders.offline import OFFLINE_LABEL
 from nemori_ui.core.views.wording import ask_placeholder
@@ -34,8 +34,9 @@ def answer(data, state, question: str, ablation: dict) -> dict:
     raw = st.session_state.get("base_url_raw")
     # the URL as typed on the Run page (with any user:password) when it is this run's server
     base_url = raw if raw and strip_url_credentials(raw) == config.base_url else None
-    clients = build_clients(config, get_store(), api_key=st.session_state.api_key or None,
-                            secrets=secrets(), base_url=base_url)
+    clients = build_clients(config, get_store(),
+                            RunEnvironment(api_key=st.session_state.api_key or None,
+                                           secrets=secrets(), base_url=base_url))
     # the shared memory gets its lines once (embedded when the run was built: cache hits)
     attach_lines(state, data.message_by_id, clients.embedder, config)
     out = answer_question(question, clients.decider, clients.embedder, state,

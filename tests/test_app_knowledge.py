@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
@@ -180,7 +180,7 @@ def test_calls_page_lists_llm_calls_and_prices_a_local_server_at_zero(
     store = open_store(isolated_home)
     config = PipelineConfig(backend="openai", model="test-model", window=10)
     backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=openai_server.url)
-    clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
+    clients = build_clients(config, store, RunEnvironment(backend=backend, embedder=HashEmbedder()))
     run_windows(store, start_run(store, CONV, config, clients, source="fixture.json",
                                  fmt="chat", resume=False), clients)
 

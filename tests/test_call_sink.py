@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.errors import LLMFailure
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
@@ -38,7 +38,8 @@ def backend(server, model="test-model"):
 
 
 def built(store, server, config=CONFIG):
-    clients = build_clients(config, store, backend=backend(server), embedder=HashEmbedder())
+    clients = build_clients(config, store,
+                            RunEnvironment(backend=backend(server), embedder=HashEmbedder()))
     run_id = start_run(store, CONV, config, clients, source="fixture.json", fmt="chat",
                        resume=False)
     run_windows(store, run_id, clients)
@@ -64,8 +65,10 @@ def test_eval_answers_and_verdicts_are_stored_under_the_evaluation(store, openai
     openai_server.responder = reply
     path = FIXTURES / "locomo_small.json"
     run = evaluate(store, load_transcript(path), CONFIG, EvalOptions(variant="nemori"),
-                   source=str(path), backend=backend(openai_server, "answer-model"),
-                   judge_backend=backend(openai_server, "judge-model"), embedder=HashEmbedder())
+                   source=str(path),
+                   env=RunEnvironment(backend=backend(openai_server, "answer-model"),
+                                      judge_backend=backend(openai_server, "judge-model"),
+                                      embedder=HashEmbedder()))
     calls = call_log.calls_of_eval(store, run.id)
     answers = [c for c in calls if c.context["kind"] == "eval"]
     verdicts = [c for c in calls if c.context["kind"] == "judge"]
@@ -84,7 +87,7 @@ def test_eval_answers_and_verdicts_are_stored_under_the_evaluation(store, openai
 
 def test_a_failed_window_keeps_its_calls(store):
     dead = ScriptedBackend(default=TransientError("HTTP 503: unavailable"))
-    clients = build_clients(CONFIG, store, backend=dead, embedder=HashEmbedder())
+    clients = build_clients(CONFIG, store, RunEnvironment(backend=dead, embedder=HashEmbedder()))
     clients.decider.gateway.sleep = lambda s: None
     run_id = start_run(store, CONV, CONFIG, clients, source="fixture.json", fmt="chat")
     with pytest.raises(LLMFailure):

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from nemori_ui.core.clients import RunEnvironment
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results, tables
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
@@ -71,7 +72,8 @@ def backends(server):
 def run_eval(store, server, path, options, config=CONFIG):
     answer, judge = backends(server)
     return evaluate(store, load_transcript(path), config, options, source=str(path),
-                    backend=answer, judge_backend=judge, embedder=HashEmbedder())
+                    env=RunEnvironment(backend=answer, judge_backend=judge,
+                                       embedder=HashEmbedder()))
 
 
 def test_answers_and_verdicts_over_http(store, openai_server):

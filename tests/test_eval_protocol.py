@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from nemori_ui.core.clients import RunEnvironment
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
 from nemori_ui.core.llm import OpenAIChatBackend
@@ -78,9 +79,11 @@ def test_the_evaluation_page_names_the_prompts_and_the_judge(isolated_home, open
     for rubric in ("strict", "paper"):
         run = evaluate(store, load_transcript(path), config,
                        EvalOptions(variant="nemori", judge_prompts=rubric), source=str(path),
-                       backend=OpenAIChatBackend("answer-model", base_url=openai_server.url),
-                       judge_backend=OpenAIChatBackend("judge-model", base_url=openai_server.url),
-                       embedder=HashEmbedder())
+                       env=RunEnvironment(
+                           backend=OpenAIChatBackend("answer-model", base_url=openai_server.url),
+                           judge_backend=OpenAIChatBackend("judge-model",
+                                                           base_url=openai_server.url),
+                           embedder=HashEmbedder()))
     store.close()
     judged = [r.messages[0]["content"] for r in openai_server.chat_requests
               if (r.body.get("response_format") or {}).get("json_schema", {}).get("name") == "judge"]

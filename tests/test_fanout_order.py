@@ -17,7 +17,7 @@ import pickle
 import pytest
 
 from nemori_ui.cli import main
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
 from nemori_ui.core.scale import executor_for, ray_executor
@@ -141,7 +141,8 @@ def test_a_fanned_sweep_returns_its_points_in_grid_order(reversed_ray, tmp_path)
     store = open_store(tmp_path / "home")
     heard = []
     points = sweep(store, conv, PipelineConfig(), grid, lambda c: build_clients(c, store),
-                   source="sample head", fmt="text", executor=executor_for(4, force=True),
+                   source="sample head", fmt="text",
+                   env=RunEnvironment(executor=executor_for(4, force=True)),
                    on_point=heard.append)
     wanted = [(0.5, 10), (0.5, 20), (0.6, 10), (0.6, 20)]
     at = lambda p: (p.params.tau, p.params.window)   # noqa: E731

@@ -16,7 +16,7 @@ from collections import Counter
 
 import pytest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
@@ -72,7 +72,7 @@ def faulty_run(tmp_path_factory):
     config = PipelineConfig(backend="openai", model="test-model", window=10,
                             consolidation_gate=HASH_GATE)
     backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=server.url)
-    clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
+    clients = build_clients(config, store, RunEnvironment(backend=backend, embedder=HashEmbedder()))
     gateway = clients.decider.gateway
     # the retry policy is the gateway's own; only its clock is shortened for the test
     gateway.timeout_s, gateway.backoff_base_s, gateway.backoff_max_s = CLIENT_TIMEOUT, 0.01, 0.05

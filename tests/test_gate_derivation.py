@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.embed import load_minilm
 from nemori_ui.core.llm import OpenAIChatBackend
@@ -110,7 +110,7 @@ def test_a_gated_run_asks_about_a_contradiction_the_similarity_alone_would_store
     config = PipelineConfig(backend="openai", model="test-model", window=4)
     store = open_store(tmp_path / "home")
     backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=openai_server.url)
-    clients = build_clients(config, store, backend=backend)
+    clients = build_clients(config, store, RunEnvironment(backend=backend))
     run_id = start_run(store, COFFEE, config, clients, source="coffee", fmt="chat", resume=False)
     run_windows(store, run_id, clients)
     decided = [e.payload for e in records.load_events(store, run_id) if e.stage == "consolidate"]

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.export import run_document
 from nemori_ui.core.jobs import JobRegistry
@@ -200,7 +200,7 @@ def test_a_live_feed_on_a_model_over_http(tmp_path, openai_server):
     store = open_store(tmp_path / "model")
     config = PipelineConfig(backend="openai", model="test-model", window=10)
     backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=openai_server.url)
-    clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
+    clients = build_clients(config, store, RunEnvironment(backend=backend, embedder=HashEmbedder()))
     live = LiveFeed(store, new_live_run(store, config, clients), clients, JobRegistry())
     live.load_script(CONV.messages[:12], "fixture.json")
     live.play(0.01)

@@ -16,7 +16,7 @@ import time
 import pytest
 from pydantic import BaseModel
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.errors import LLMFailure
 from nemori_ui.core.llm import LLMGateway, OpenAIChatBackend
@@ -122,7 +122,8 @@ def test_a_stalling_server_stops_the_run_with_a_clear_message(mode, isolated_hom
 
     def run() -> None:
         # the server is read first (/v1/models, /props): a trickle must not hold that open
-        clients = build_clients(config, store, embedder=HashEmbedder(), notice=lambda t: None)
+        clients = build_clients(config, store,
+                                RunEnvironment(embedder=HashEmbedder(), notice=lambda t: None))
         box["run_id"] = start_run(store, CONV, config, clients, source="fixture.json", fmt="chat")
         started = time.monotonic()
         try:
@@ -165,8 +166,9 @@ def test_every_stage_sends_its_output_cap(openai_server, isolated_home):
     openai_server.responder = respond
     store = open_store(isolated_home)
     config = PipelineConfig(backend="openai", model="test-model", window=10)
-    clients = build_clients(config, store, embedder=HashEmbedder(),
-                            backend=OpenAIChatBackend("test-model", base_url=openai_server.url))
+    clients = build_clients(config, store, RunEnvironment(
+        embedder=HashEmbedder(),
+        backend=OpenAIChatBackend("test-model", base_url=openai_server.url)))
     run_windows(store, start_run(store, CONV, config, clients, source="f", fmt="chat"), clients)
     seen = {prompt_of(r.body): r.body.get("max_tokens") for r in openai_server.chat_requests}
     assert seen and all(seen[p] == MAX_TOKENS[p] for p in seen), seen
@@ -195,8 +197,8 @@ def test_a_local_server_serving_one_model_is_used_and_named_by_its_file(openai_s
     openai_server.responder = respond
     config = PipelineConfig(backend="openai", base_url=openai_server.url)   # gpt-4o-mini
     notes = []
-    clients = build_clients(config, open_store(isolated_home), embedder=HashEmbedder(),
-                            notice=notes.append)
+    clients = build_clients(config, open_store(isolated_home),
+                            RunEnvironment(embedder=HashEmbedder(), notice=notes.append))
     assert clients.decider.gateway.backend.model == path
     assert clients.decider.label == "openai:SmolLM2-135M-Instruct-Q4_1.gguf"
     assert any("serves only 'SmolLM2-135M-Instruct-Q4_1.gguf'" in n for n in notes)

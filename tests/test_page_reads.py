@@ -8,7 +8,7 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
@@ -58,7 +58,8 @@ def model_runs(tmp_path_factory):
     ids = []
     for _ in range(2):
         backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=server.url)
-        clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
+        clients = build_clients(config, store,
+                                RunEnvironment(backend=backend, embedder=HashEmbedder()))
         run_id = start_run(store, conv, config, clients, source="small.txt", fmt="text",
                            resume=False)
         run_windows(store, run_id, clients)

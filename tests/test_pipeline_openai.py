@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.models import Conversation, Message
@@ -63,7 +63,7 @@ def server(openai_server):
 
 def run(store, server, config=CONFIG) -> str:
     backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=server.url)
-    clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
+    clients = build_clients(config, store, RunEnvironment(backend=backend, embedder=HashEmbedder()))
     run_id = start_run(store, CONV, config, clients, source="fixture.json", fmt="chat",
                        resume=False)
     run_windows(store, run_id, clients)

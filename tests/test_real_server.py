@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.models import Conversation, Message
 from nemori_ui.core.pipeline.runner import run_windows, start_run
@@ -86,7 +86,8 @@ def real_run(llama_server, tmp_path_factory):
     config = PipelineConfig(backend="openai", base_url=llama_server, window=len(LINES),
                             concurrency=4, timeout_s=90, attempts=2, retry_budget_s=180)
     notes: list[str] = []
-    clients = build_clients(config, store, embedder=HashEmbedder(), notice=notes.append)
+    clients = build_clients(config, store,
+                            RunEnvironment(embedder=HashEmbedder(), notice=notes.append))
     clients.decider.caps = dict.fromkeys(clients.decider.caps, CAP)
     run_id = start_run(store, conv, config, clients, source="real.txt", fmt="text")
     run_windows(store, run_id, clients)

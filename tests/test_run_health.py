@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nemori_ui.cli import main
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.pipeline.runner import run_windows, start_run
@@ -57,7 +57,7 @@ def degraded(tmp_path_factory):
     conv = parse_transcript(SMALL, source="small.txt").conversations[0]
     config = PipelineConfig(backend="openai", model="test-model")
     backend = OpenAIChatBackend(config.model, api_key="test-key", base_url=server.url)
-    clients = build_clients(config, store, backend=backend, embedder=HashEmbedder())
+    clients = build_clients(config, store, RunEnvironment(backend=backend, embedder=HashEmbedder()))
     run_id = start_run(store, conv, config, clients, source="small.txt", fmt="text")
     run_windows(store, run_id, clients)
     yield home, store, run_id

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from nemori_ui.cli import main
+from nemori_ui.core.clients import RunEnvironment
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.eval import results
 from nemori_ui.core.eval.harness import EvalOptions, evaluate
@@ -77,7 +78,8 @@ def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path,
     conv = short_conversation(locomo_path)
     seq_store, seq = run_sweep(tmp_path / "seq", conv)
     seen = []
-    ray_store, fanned = run_sweep(tmp_path / "ray", conv, executor=executor_for(2),
+    ray_store, fanned = run_sweep(tmp_path / "ray", conv,
+                                  env=RunEnvironment(executor=executor_for(2)),
                                   progress=seen.append)
     assert [untimed(p.model_dump()) for p in seq] == [untimed(p.model_dump()) for p in fanned]
     assert [p.params.tau for p in fanned] == [0.5, 0.5, 0.6, 0.6]
@@ -90,7 +92,7 @@ def test_a_2x2_sweep_with_two_workers_matches_sequential(local_ray, locomo_path,
 
     # a re-run sends nothing: every point is finished in the store
     again_seen = []
-    _, again = run_sweep(tmp_path / "ray", conv, executor=executor_for(2),
+    _, again = run_sweep(tmp_path / "ray", conv, env=RunEnvironment(executor=executor_for(2)),
                          progress=again_seen.append)
     assert again_seen == [] and all(p.reused for p in again)
     assert [untimed(p.model_dump()) for p in again] == \
@@ -102,7 +104,7 @@ def test_a_task_that_fails_once_is_retried_and_the_result_is_complete(local_ray,
                                                                       tmp_path):
     inject(local_ray, **{"tau=0.5__window=20": 1})
     store, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30),
-                              executor=executor_for(2))
+                              env=RunEnvironment(executor=executor_for(2)))
     assert len(points) == 4 and len(runs.list_runs(store)) == 4
     attempts = local_ray.parent / (local_ray.name + ".tau_0.5_window_20.attempts")
     assert attempts.read_text() == "2"            # failed once, then succeeded
@@ -114,7 +116,7 @@ def test_a_task_that_always_fails_is_named_and_the_others_land(local_ray, locomo
     seen = []
     with pytest.raises(TasksFailed) as failed:
         run_sweep(tmp_path / "home", short_conversation(locomo_path, 30),
-                  executor=executor_for(2), progress=seen.append)
+                  env=RunEnvironment(executor=executor_for(2)), progress=seen.append)
     assert list(failed.value.failures) == ["tau=0.6 window=10"]
     assert "InjectedFault" in failed.value.failures["tau=0.6 window=10"]
     assert "tau=0.6 window=10" in str(failed.value)
@@ -128,7 +130,8 @@ def test_a_task_that_always_fails_is_named_and_the_others_land(local_ray, locomo
     inject(local_ray)
     again = []
     _, points = run_sweep(tmp_path / "home", short_conversation(locomo_path, 30),
-                          executor=executor_for(2, force=True), progress=again.append)
+                          env=RunEnvironment(executor=executor_for(2, force=True)),
+                          progress=again.append)
     assert [p.name for p in again if p.state == "started"] == ["tau=0.6 window=10"]
     assert len(points) == 4 and len(runs.list_runs(store)) == 4
 
@@ -150,7 +153,8 @@ def test_a_fanned_sweep_with_a_model_starts_from_the_homes_cached_replies(local_
     sweep(store, CONV, base, parse_grid({"tau": "0.5"}), clients, source="fixture", fmt="chat")
     sent = len(openai_server.chat_requests)
     fanned = sweep(store, CONV, base, parse_grid({"tau": "0.5,0.9"}), clients,
-                   source="fixture", fmt="chat", executor=executor_for(2, force=True))
+                   source="fixture", fmt="chat",
+                   env=RunEnvironment(executor=executor_for(2, force=True)))
     assert fanned[0].reused                       # finished in the home: not sent again
     new = fanned[1].llm
     assert new.calls_reused > 0 and new.calls_made > 0   # partition, narration cached
@@ -175,7 +179,7 @@ def test_a_fanned_sweeps_points_reuse_the_replies_the_earlier_ones_landed(local_
         store = open_store(tmp_path / home)
         before = len(openai_server.chat_requests)
         points = sweep(store, CONV, base, grid, lambda c: build_clients(c, store),
-                       source="fixture", fmt="chat", executor=executor)
+                       source="fixture", fmt="chat", env=RunEnvironment(executor=executor))
         sent.append(len(openai_server.chat_requests) - before)
         assert points[1].llm.calls_reused > 0     # partition and narration: point 1's
     assert sent[1] == sent[0] and not openai_server.errors
@@ -199,7 +203,7 @@ def test_fanned_points_find_what_the_driver_embedded_before_sending_them(local_r
             landed.extend(r[key] for r in rows.vector_cache.rows)
         land(store, rows)
     monkeypatch.setattr(ray_executor.transfer, "land", noted)
-    store, points = run_sweep(tmp_path / "home", conv, executor=executor_for(2))
+    store, points = run_sweep(tmp_path / "home", conv, env=RunEnvironment(executor=executor_for(2)))
     assert len(points) == 4 and landed                  # the points embedded their own texts
     shared = {text_key(t) for m in conv.messages for t in (m.text, line_text(m))} | \
         {text_key(i.question) for i in qa.locomo_items(conv).items if i.checkable}
@@ -212,7 +216,7 @@ def test_an_eval_task_that_always_fails_is_named_and_the_other_lands(local_ray, 
     store = open_store(tmp_path / "home")
     with pytest.raises(TasksFailed, match="conv-twin") as failed:
         evaluate(store, load_transcript(path), PipelineConfig(), EvalOptions(),
-                 source=str(path), executor=executor_for(2))
+                 source=str(path), env=RunEnvironment(executor=executor_for(2)))
     [run] = results.list_evals(store)
     assert failed.value.landed == run.id
     assert set(run.memory_runs) == {"conv-mini"}
@@ -233,10 +237,10 @@ def test_a_repeated_fanned_eval_reuses_the_memories_and_sends_no_call(local_ray,
                             base_url=openai_server.url)
     options = EvalOptions(judge_model="judge-model")
     first = evaluate(store, load_transcript(path), config, options, source=str(path),
-                     executor=executor_for(2))
+                     env=RunEnvironment(executor=executor_for(2)))
     sent = len(openai_server.chat_requests)
     again = evaluate(store, load_transcript(path), config, options, source=str(path),
-                     executor=executor_for(2))
+                     env=RunEnvironment(executor=executor_for(2)))
     assert sent > 0 and len(openai_server.chat_requests) == sent   # every reply was cached
     assert again.memory_runs == first.memory_runs and len(runs.list_runs(store)) == 2
     assert again.summary["calls"]["eval"]["cached"] == again.summary["questions"]
@@ -292,7 +296,7 @@ def test_a_fanned_eval_continues_an_interrupted_memory_instead_of_starting_over(
     runs.set_status(store, run_id, "interrupted")
     first_window = memory_of(store, run_id)["episodes"]
     run = evaluate(store, transcript, config, EvalOptions(), source=str(path),
-                   executor=executor_for(2))
+                   env=RunEnvironment(executor=executor_for(2)))
     assert run.memory_runs[conv.id] == run_id        # the same run, continued
     info = runs.get_run(store, run_id)
     assert info.status == "done" and info.windows_done == info.windows_total > 1
@@ -346,7 +350,7 @@ def test_the_key_reaches_workers_through_their_environment_only(local_ray, tmp_p
     config = PipelineConfig(backend="openai", model="answer-model", window=10,
                             base_url=openai_server.url)
     run = evaluate(store, load_transcript(path), config, EvalOptions(judge_model="judge-model"),
-                   source=str(path), api_key=SECRET, executor=executor_for(2))
+                   source=str(path), env=RunEnvironment(api_key=SECRET, executor=executor_for(2)))
     store.close()
     chats = openai_server.chat_requests
     assert chats and all(r.headers.get("authorization") == f"Bearer {SECRET}" for r in chats)

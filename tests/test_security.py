@@ -17,7 +17,7 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.errors import InputError
 from nemori_ui.core.export import run_document, safe_output_path, write_export
@@ -61,7 +61,7 @@ def through_argument(key: str, url: str, home: Path, monkeypatch) -> str:
 def run_in_process(config: PipelineConfig, home: Path, options: dict) -> str:
     store = open_store(home)
     try:
-        clients = build_clients(config, store, **options)
+        clients = build_clients(config, store, RunEnvironment(**options))
         conv = parse_transcript(TRANSCRIPT, source="chat.txt").conversations[0]
         run_id = start_run(store, conv, config, clients, source="chat.txt", fmt="text")
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from nemori_ui.cli import main
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.scale import executor_for
 from nemori_ui.core.store import open_store, runs
@@ -36,7 +36,8 @@ def run(store, conv, spec: dict, executor, notes: list[str] | None = None
         ) -> list[SweepPoint]:
     return sweep(store, conv, PipelineConfig(), parse_grid(spec),
                  lambda c: build_clients(c, store), source="sample head", fmt="text",
-                 executor=executor, notice=(notes if notes is not None else []).append)
+                 env=RunEnvironment(executor=executor,
+                                    notice=(notes if notes is not None else []).append))
 
 
 def test_a_sweep_too_small_for_its_workers_runs_here_and_says_so(reversed_ray, tmp_path,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nemori_ui.core.clients import build_clients
+from nemori_ui.core.clients import RunEnvironment, build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.llm import OpenAIChatBackend
 from nemori_ui.core.store import open_store
@@ -81,7 +81,8 @@ def test_tau_sweep_through_the_server_reuses_unchanged_calls(tmp_path, openai_se
 
     def clients(config):
         backend = OpenAIChatBackend(config.model, api_key="k", base_url=openai_server.url)
-        return build_clients(config, store, backend=backend, embedder=HashEmbedder())
+        return build_clients(config, store,
+                             RunEnvironment(backend=backend, embedder=HashEmbedder()))
 
     results = sweep(store, CONV, base, parse_grid({"tau": "0.5,0.9"}), clients,
                     source="fixture", fmt="chat")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ..core.clients import build_clients
+from ..core.clients import RunEnvironment, build_clients
 from ..core.pipeline.append import append_transcript
 from ..core.store import runs
 from ..core.run_figures import run_figures
@@ -37,7 +37,7 @@ def run(args) -> int:
     if args.conversation is None and len(transcript.conversations) > 1:
         print(f"{args.file} holds {len(transcript.conversations)} conversations; appending the "
               f"first, '{conv.id}' (choose with --conversation)", file=sys.stderr)
-    clients = build_clients(info.config, store, notice=notice)
+    clients = build_clients(info.config, store, RunEnvironment(notice=notice))
     try:
         done = append_transcript(store, info.id, conv.messages, clients, source=str(args.file),
                                  progress=TerminalProgress())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..core.clients import build_clients
+from ..core.clients import RunEnvironment, build_clients
 from ..core.retrieval import answer_question, load_memory
 from ..core.store import runs
 from .commands import COMMANDS
@@ -30,8 +30,8 @@ def _by(out) -> str:
 def run(args) -> int:
     store = store_from(args)
     config = runs.get_run(store, args.run_id).config
-    clients = build_clients(config, store, notice=lambda text: print(f"note: {text}",
-                                                                      file=sys.stderr))
+    clients = build_clients(config, store, RunEnvironment(
+        notice=lambda text: print(f"note: {text}", file=sys.stderr)))
     state, messages = load_memory(store, args.run_id, clients.embedder, config)
     out = answer_question(args.question, clients.decider, clients.embedder, state, messages,
                           config, run_id=args.run_id)

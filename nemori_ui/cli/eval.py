@@ -88,6 +88,7 @@ def options_from(args, variant: str):
 
 
 def run(args) -> int:
+    from ..core.clients import RunEnvironment
     from ..core.eval import results
     from ..core.eval.ablations import VARIANTS
     from ..core.eval.agreement import agreement_json, eval_marks, stage_agreement
@@ -107,12 +108,13 @@ def run(args) -> int:
                          **llm_settings(args))
     transcript = load_transcript(args.file, format=args.benchmark)
     store = store_from(args)
+    env = RunEnvironment(base_url=args.base_url, notice=notice,
+                         executor=executor_for(args.workers, args.ray_address))
     done = []
     with results_stdout(on_ray(args)) as out:
         for options in planned:
-            run_ = evaluate(store, transcript, config, options, source=str(args.file),
-                            progress=_progress(), base_url=args.base_url, notice=notice,
-                            executor=executor_for(args.workers, args.ray_address))
+            run_ = evaluate(store, transcript, config, options, source=str(args.file), env=env,
+                            progress=_progress())
             done.append(run_)
             agreement = stage_agreement(eval_marks(store, run_.memory_runs))
             if args.json:

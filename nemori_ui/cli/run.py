@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ..core.clients import build_clients
+from ..core.clients import RunEnvironment, build_clients
 from ..core.config import PipelineConfig
 from ..core.pipeline.runner import run_windows, start_run
 from ..core.run_figures import run_figures
@@ -63,7 +63,8 @@ def run(args) -> int:
               f"'{conv.id}' (choose with --conversation)", file=sys.stderr)
     config = config_from(args)
     store = store_from(args)
-    clients = build_clients(config, store, base_url=args.base_url, notice=notice)
+    env = RunEnvironment(base_url=args.base_url, notice=notice)
+    clients = build_clients(config, store, env)
     run_id = start_run(store, conv, config, clients, source=str(args.file), fmt=transcript.format,
                        name=args.name, resume=not args.fresh,
                        notice=lambda text: print(f"note: {text}", file=sys.stderr))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..core.clients import build_clients
+from ..core.clients import RunEnvironment, build_clients
 from ..core.scale import executor_for
 from ..core.tuning.records import SweepPoint
 from ..core.tuning.sweep import SWEEPABLE, parse_grid, sweep
@@ -57,7 +57,7 @@ def run(args) -> int:
     inputs = sweep_inputs(args.files, args.format, args.conversation)
     store = store_from(args)
     if len(inputs) > 1 or args.name:
-        return run_across(args, grid, base, store, inputs)
+        return run_across(args, grid, base, store, inputs, sweep_environment(args))
     conv, source, fmt = inputs[0].conversation, inputs[0].source, inputs[0].fmt
 
     def show(point: SweepPoint) -> None:
@@ -75,9 +75,13 @@ def run(args) -> int:
 
     with results_stdout(on_ray(args)) as out:
         sweep(store, conv, base, grid, lambda c: build_clients(c, store), source=source,
-              fmt=fmt, on_point=show,
-              executor=executor_for(args.workers, args.ray_address, args.force_workers),
-              progress=show_tasks,
-              notice=lambda text: print(f"{text} (--force-workers fans them out anyway)",
-                                        file=sys.stderr))
+              fmt=fmt, on_point=show, progress=show_tasks, env=sweep_environment(args))
     return 0
+
+
+def sweep_environment(args) -> RunEnvironment:
+    """Where a sweep's points run, and who hears that too few are left to fan out."""
+    return RunEnvironment(
+        executor=executor_for(args.workers, args.ray_address, args.force_workers),
+        notice=lambda text: print(f"{text} (--force-workers fans them out anyway)",
+                                  file=sys.stderr))

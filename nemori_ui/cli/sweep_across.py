@@ -7,10 +7,9 @@ import sys
 
 from pydantic import ValidationError
 
-from ..core.clients import build_clients
+from ..core.clients import RunEnvironment, build_clients
 from ..core.config import PipelineConfig
 from ..core.errors import InputError
-from ..core.scale import executor_for
 from ..core.store import Store, runs
 from ..core.transcripts import load_transcript
 from ..core.tuning.across import SweepInput, SweepSpec, sweep_across, sweep_rows
@@ -47,7 +46,7 @@ def default_name(grid: dict[str, list]) -> str:
 
 
 def run_across(args, grid: dict[str, list], base: PipelineConfig, store: Store,
-               inputs: list[SweepInput]) -> int:
+               inputs: list[SweepInput], env: RunEnvironment) -> int:
     try:
         spec = SweepSpec(name=args.name or default_name(grid), grid=grid, inputs=inputs)
     except ValidationError as exc:      # no name, or a conversation given twice
@@ -58,13 +57,10 @@ def run_across(args, grid: dict[str, list], base: PipelineConfig, store: Store,
           f"{len(inputs)} conversations)", file=sys.stderr, flush=True)
     with results_stdout(on_ray(args)) as out:
         info = sweep_across(
-            store, spec, base, lambda c: build_clients(c, store),
-            executor=executor_for(args.workers, args.ray_address, args.force_workers),
+            store, spec, base, lambda c: build_clients(c, store), env=env,
             on_point=lambda done, of: print(f"{done} of {of} runs stored", file=sys.stderr,
                                             flush=True),
-            progress=show_tasks,
-            notice=lambda text: print(f"{text} (--force-workers fans them out anyway)",
-                                      file=sys.stderr))
+            progress=show_tasks)
         embedders: dict[str, object] = {}
 
         def figures_of(run: runs.RunInfo) -> SweepPoint:

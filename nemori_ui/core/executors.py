@@ -1,11 +1,11 @@
 """Where the tasks of an evaluation or a sweep run: in this process, or elsewhere (Ray).
 
 Evaluation and sweep define their tasks (a typed model and a function `fn(task, place)`) and
-take an executor chosen by their caller. A task reads and writes the store of the `Place` it is
-handed and asks it for its clients, so the same function runs against the home's store in this
-process and against a store of its own on a worker, whose rows the driver then lands. A task
-run elsewhere starts from `seed`, what the home already holds that it needs, because it cannot
-read the home's store.
+run them on the executor their caller chose, in its run environment (clients.RunEnvironment).
+A task reads and writes the store of the `Place` it is handed and asks it for its clients, so
+the same function runs against the home's store in this process and against a store of its own
+on a worker, whose rows the driver then lands. A task run elsewhere starts from `seed`, what the
+home already holds that it needs, because it cannot read the home's store.
 """
 
 from __future__ import annotations
@@ -129,12 +129,3 @@ def for_points(executor: Executor, points: int,
         notice(too_few_note(points, executor.workers))
     return IN_PROCESS
 
-
-def worker_key(config: PipelineConfig, api_key: str | None, secrets, base_url: str | None
-               ) -> str | None:
-    """The key workers must hold: the one this process would use, if the work needs one."""
-    if config.backend == "offline" and config.embedder != "openai":
-        return None
-    from .llm.openai_backend import PLACEHOLDER_KEY, resolve_openai_settings
-    key, _ = resolve_openai_settings(api_key, base_url or config.base_url, secrets)
-    return None if key in (None, PLACEHOLDER_KEY) else key

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .clients import build_clients
+from .clients import RunEnvironment, build_clients
 from .errors import InputError, StoreError
 from .memory_input import (config_of, count_arg, home_path, id_arg, incoming, same_settings,
                            text_arg)
@@ -80,8 +80,9 @@ class Memory:
         else:
             self.config = runs.get_run(self.store, run_id).config
             same_settings(run_id, self.config, settings)
-        self.clients = build_clients(self.config, self.store, api_key=api_key,
-                                     base_url=base_url, notice=notice)
+        self.clients = build_clients(self.config, self.store,
+                                     RunEnvironment(api_key=api_key, base_url=base_url,
+                                                    notice=notice))
         if run_id is None:
             run_id = self._create(name, conversation, scope)
         self.run_id = run_id

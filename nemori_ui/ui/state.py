@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ..core.clients import build_embedder
+from ..core.clients import RunEnvironment, build_embedder
 from ..core.config import PipelineConfig
 from ..core.store import Store, default_home, open_store
 from ..core.store import runs
@@ -54,6 +54,15 @@ def read_secrets() -> tuple[dict, str | None]:
             return {}, (f"{path} could not be read ({why}); the settings in it are not used. "
                         "Fix the file (see .streamlit/secrets.toml.example) and reload.")
     return {}, None
+
+
+def session_environment(**more) -> RunEnvironment:
+    """This session's key and base URL as typed (with any user:password), and the secrets:
+    read here on the page, since a job's thread cannot read the session; `more` fills the
+    other fields."""
+    return RunEnvironment(api_key=st.session_state.get("api_key") or None,
+                          secrets=read_secrets()[0],
+                          base_url=st.session_state.get("base_url_raw"), **more)
 
 
 def init_state() -> None:

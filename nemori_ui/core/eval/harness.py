@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from ..clients import build_clients
+from ..clients import DEFAULT_ENV, RunEnvironment, build_clients
 from ..config import PipelineConfig
-from ..executors import IN_PROCESS, Executor, Place, TasksFailed, worker_key
+from ..executors import Place, TasksFailed
 from ..llm.pricing import estimate_cost
 from ..llm.usage import COUNT_KEYS, count_calls
 from ..models import Transcript
@@ -31,25 +31,20 @@ __all__ = ["EvalOptions", "EvalProgress", "evaluate", "find_finished", "OFFLINE_
 
 
 def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, options: EvalOptions,
-             *, source: str, backend=None, embedder=None, judge_backend=None,
-             api_key: str | None = None, secrets=None, base_url: str | None = None,
-             progress: Callable[[EvalProgress], None] | None = None,
-             notice: Callable[[str], None] | None = None,
-             executor: Executor = IN_PROCESS) -> results.EvalRun:
+             *, source: str, env: RunEnvironment = DEFAULT_ENV,
+             progress: Callable[[EvalProgress], None] | None = None) -> results.EvalRun:
     """Evaluate one variant on the transcript's conversations; the results are stored, with
     every answer and judge call in the call log under the evaluation's id.
 
-    Each conversation is one task of `executor` (in this process by default, or on Ray: see
-    core/scale); what lands in the store is the same either way."""
+    Each conversation is one task of the environment's executor (in this process by default,
+    or on Ray: see core/scale); what lands in the store is the same either way."""
     started = time.perf_counter()
     eval_id = results.new_eval_id()
     v = variant(options.variant)
     cfg = build_config(config, v)
-    clients = build_clients(cfg, store, backend=backend, embedder=embedder, api_key=api_key,
-                            secrets=secrets, base_url=base_url, notice=notice)
-    judge = build_judge(cfg, store, options.judge_model, backend=judge_backend,
-                        api_key=api_key, secrets=secrets, preset=options.judge_prompts,
-                        base_url=base_url)
+    clients = build_clients(cfg, store, env)
+    judge = build_judge(cfg, store, options.judge_model, env, preset=options.judge_prompts)
+    executor = env.executor
     asked = cfg.model_copy(update={"k": options.k})
     wanted = set(options.conversations or [])
     convs = [c for c in transcript.conversations if not wanted or c.id in wanted]
@@ -72,7 +67,7 @@ def evaluate(store: Store, transcript: Transcript, config: PipelineConfig, optio
     landed: dict[str, ConversationResult] = {}
     place = Place(store=store, clients=lambda _: clients, judge=lambda *_: judge,
                   progress=progress,
-                  key=worker_key(cfg, api_key, secrets, base_url) if executor.remote else None)
+                  key=env.worker_key(cfg) if executor.remote else None)
     failures = executor.run(answer_conversation, tasks, place,
                             on_done=lambda name, out: landed.__setitem__(name, out),
                             progress=_task_progress(progress))

@@ -12,10 +12,9 @@ prompt), and `strict`, our stricter rubric, whose scores are not comparable with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from pydantic import BaseModel
 
+from ..clients import DEFAULT_ENV, RunEnvironment, build_gateway, openai_backend
 from ..config import PipelineConfig
 from ..prompts import MAX_TOKENS
 from ..prompts import judge as prompts
@@ -76,14 +75,13 @@ class Judge:
         return self.gateway.totals()
 
 
-def build_judge(config: PipelineConfig, store, model: str = DEFAULT_JUDGE_MODEL, *,
-                backend=None, api_key: str | None = None, secrets: Mapping | None = None,
-                preset: str = "paper", base_url: str | None = None) -> Judge | None:
-    """A judge for an LLM run; None for the offline engine (nothing to judge with)."""
+def build_judge(config: PipelineConfig, store, model: str = DEFAULT_JUDGE_MODEL,
+                env: RunEnvironment = DEFAULT_ENV, *, preset: str = "paper") -> Judge | None:
+    """A judge for an LLM run, asking the environment's judge backend if it gives one; None for
+    the offline engine (nothing to judge with)."""
+    backend = env.judge_backend
     if config.backend == "offline" and backend is None:
         return None
-    from ..clients import build_gateway, openai_backend
     if backend is None:
-        backend = openai_backend(config, model, api_key=api_key, base_url=base_url,
-                                 secrets=secrets)
+        backend = openai_backend(config, model, env)
     return Judge(build_gateway(config, store, backend, temperature=0.0), preset)

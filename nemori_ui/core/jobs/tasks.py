@@ -2,19 +2,19 @@
 
 Each returns `work(job)` for `JobRegistry.submit`: it reports its progress on the job (where a
 cancel takes effect, between points or between questions) and returns what the page shows when
-it ends. With `workers` above 1 the points or conversations are fanned out on Ray; otherwise
-everything runs in this process.
+it ends. The points or conversations run where the run environment's executor runs them: on
+Ray, or one after another in this process.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from ..clients import DEFAULT_ENV, RunEnvironment
 from ..config import PipelineConfig
 from ..counts import plural
 from ..eval.harness import EvalOptions, EvalProgress, evaluate
 from ..models import Conversation, Transcript
-from ..scale import executor_for
 from ..store import Store
 from ..tuning.across import SweepSpec, sweep_across
 from ..tuning.records import SweepPoint
@@ -24,7 +24,7 @@ from .registry import Job
 
 def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
                make_clients: Callable[[PipelineConfig], object], *, source: str, fmt: str,
-               workers: int = 1) -> Callable[[Job], list[SweepPoint]]:
+               env: RunEnvironment = DEFAULT_ENV) -> Callable[[Job], list[SweepPoint]]:
     """A sweep of `grid` around `base`; the job's result is the list of points."""
     total = len(points(base, grid))
 
@@ -42,13 +42,13 @@ def sweep_work(store: Store, conv: Conversation, base: PipelineConfig, grid: dic
             return make_clients(config)
 
         return sweep(store, conv, base, grid, clients_for, source=source, fmt=fmt,
-                     on_point=on_point, executor=executor_for(workers))
+                     on_point=on_point, env=env)
     return work
 
 
 def across_work(store: Store, spec: SweepSpec, base: PipelineConfig,
-                make_clients: Callable[[PipelineConfig], object], *, workers: int = 1,
-                api_key: str | None = None) -> Callable[[Job], str]:
+                make_clients: Callable[[PipelineConfig], object],
+                env: RunEnvironment = DEFAULT_ENV) -> Callable[[Job], str]:
     """A named sweep over several conversations; the job's result is the sweep's id."""
     def work(job: Job) -> str:
         total = spec.total(base)
@@ -58,16 +58,15 @@ def across_work(store: Store, spec: SweepSpec, base: PipelineConfig,
             job.check()     # a cancel stops the sweep before its next point starts
             return make_clients(config)
 
-        info = sweep_across(store, spec, base, clients_for, executor=executor_for(workers),
-                            api_key=api_key, on_point=lambda done, total: job.step(
+        info = sweep_across(store, spec, base, clients_for, env=env,
+                            on_point=lambda done, total: job.step(
                                 done / total, f"{done} of {total} points"))
         return info.id
     return work
 
 
 def eval_work(store: Store, transcript: Transcript, config: PipelineConfig,
-              options: list[EvalOptions], *, source: str, workers: int = 1,
-              api_key: str | None = None, secrets=None, base_url: str | None = None
+              options: list[EvalOptions], *, source: str, env: RunEnvironment = DEFAULT_ENV
               ) -> Callable[[Job], list[str]]:
     """One evaluation per options (one per variant); the job's result is their ids."""
 
@@ -84,9 +83,8 @@ def eval_work(store: Store, transcript: Transcript, config: PipelineConfig,
                          f"{p.conversation}, {p.done} of {p.total}")
 
             job.step(n / len(options), f"{opts.variant} ({n + 1} of {len(options)}): starting")
-            run = evaluate(store, transcript, config, opts, source=source, api_key=api_key,
-                           secrets=secrets, base_url=base_url, progress=progress,
-                           executor=executor_for(workers))
+            run = evaluate(store, transcript, config, opts, source=source, env=env,
+                           progress=progress)
             ids.append(run.id)
         job.step(1.0, f"{plural(len(ids), 'evaluation')} stored")
         return ids

@@ -79,7 +79,7 @@ def task_clients(config: PipelineConfig, store, home=None, borrowed: Borrowed | 
     """The clients the driver's process would build, with MiniLM and the gateway reading the
     home's caches through `home` (lookup.HomeCaches) for what the task's own store lacks;
     what they borrow is noted in `borrowed`."""
-    from ..clients import build_clients
+    from ..clients import RunEnvironment, build_clients
     from ..embed import CachedEmbedder
     from ..store.caches import SqliteResponseCache, SqliteVectorCache
     from .lookup import ReadThroughReplies, ReadThroughVectors
@@ -88,7 +88,7 @@ def task_clients(config: PipelineConfig, store, home=None, borrowed: Borrowed | 
     vectors.borrowed = borrowed.vectors
     embedder = CachedEmbedder(_minilm(), vectors) if config.embedder == "minilm" else None
     replies = ReadThroughReplies(SqliteResponseCache(store), home, borrowed.replies)
-    return build_clients(config, store, embedder=embedder, replies=replies)
+    return build_clients(config, store, RunEnvironment(embedder=embedder), replies=replies)
 
 
 def run_task(task: Task, fn: Callable[[Task, Place], Any], home=None) -> TaskOutput:

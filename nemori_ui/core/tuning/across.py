@@ -15,9 +15,9 @@ from typing import Callable
 import pandas as pd
 from pydantic import BaseModel, field_validator, model_validator
 
+from ..clients import DEFAULT_ENV, RunEnvironment
 from ..config import PipelineConfig
-from ..executors import (IN_PROCESS, Executor, Place, TaskProgress, TasksFailed, for_points,
-                         worker_key)
+from ..executors import Place, TaskProgress, TasksFailed, for_points
 from ..models import Conversation
 from ..pipeline.runner import Clients
 from ..store import Store, runs, sweeps
@@ -141,14 +141,15 @@ def plan(store: Store, spec: SweepSpec, base: PipelineConfig) -> Planned:
 
 def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
                  make_clients: Callable[[PipelineConfig], Clients], *,
-                 executor: Executor = IN_PROCESS, api_key: str | None = None,
+                 env: RunEnvironment = DEFAULT_ENV,
                  on_point: Callable[[int, int], None] | None = None,
-                 progress: Callable[[TaskProgress], None] | None = None,
-                 notice: Callable[[str], None] | None = None) -> sweeps.SweepInfo:
-    """Store the sweep (or widen the one of this name), run its missing pairs and list every
-    pair as its point; `on_point` hears (points landed, total). Failed pairs raise TasksFailed
-    once the others landed. Too few missing pairs to pay for fanning out run in this process
-    (executors.for_points), said to `notice`; the stored ones are not counted."""
+                 progress: Callable[[TaskProgress], None] | None = None) -> sweeps.SweepInfo:
+    """Store the sweep (or widen the one of this name), run its missing pairs on the
+    environment's executor (its key is the one workers must hold) and list every pair as its
+    point; `on_point` hears (points landed, total). Failed pairs raise TasksFailed once the
+    others landed. Too few missing pairs to pay for fanning out run in this process
+    (executors.for_points), said to the environment's `notice`; the stored ones are not
+    counted."""
     info = sweeps.open_sweep(store, spec.name, spec.grid, [i.key for i in spec.inputs])
     total, landed = spec.total(base), 0
     by_key = {i.key: i for i in spec.inputs}
@@ -163,7 +164,7 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
             on_point(landed, total)
 
     planned = plan(store, spec, base)
-    executor = for_points(executor, len(planned.todo), notice)
+    executor = for_points(env.executor, len(planned.todo), env.notice)
     tasks = []
     for item in spec.inputs:
         for config in points(base, spec.grid):
@@ -189,7 +190,7 @@ def sweep_across(store: Store, spec: SweepSpec, base: PipelineConfig,
 
     if tasks:
         place = Place(store=store, clients=make_clients,
-                      key=worker_key(base, api_key, None, None) if executor.remote else None,
+                      key=env.worker_key(base) if executor.remote else None,
                       prepare=prepare if warms_up(base, len(tasks), executor.remote) else None)
         failures = executor.run(run_point_task, tasks, place,
                                 on_done=lambda name, point: land(name, point.run_id),

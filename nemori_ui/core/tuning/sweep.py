@@ -11,10 +11,10 @@ import itertools
 from dataclasses import dataclass
 from typing import Callable
 
+from ..clients import DEFAULT_ENV, RunEnvironment
 from ..config import PipelineConfig
 from ..eval.conversation import find_finished
-from ..executors import (IN_PROCESS, Executor, Place, TaskProgress, TasksFailed, for_points,
-                         worker_key)
+from ..executors import Place, TaskProgress, TasksFailed, for_points
 from ..models import Conversation
 from ..pipeline.runner import Clients
 from ..store import Store, runs
@@ -130,16 +130,16 @@ def spread(items: list, window: Callable = lambda config: config.window) -> list
 
 def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str, list],
           make_clients: Callable[[PipelineConfig], Clients], *, source: str, fmt: str,
-          on_point: Callable[[SweepPoint], None] | None = None, executor: Executor = IN_PROCESS,
+          on_point: Callable[[SweepPoint], None] | None = None,
           progress: Callable[[TaskProgress], None] | None = None,
-          api_key: str | None = None, notice: Callable[[str], None] | None = None
-          ) -> list[SweepPoint]:
-    """The grid's points in order, one task of `executor` each. A point finished in the store
-    with the same input and settings is reported from it, not redone (`make_clients` serves
-    its recall); a point run elsewhere builds its clients from the point's settings, and
-    `progress` hears tasks done / running / failed; points that fail after their retries raise
-    TasksFailed once the others landed. Too few points left to pay for fanning out run in this
-    process (executors.for_points), said to `notice`."""
+          env: RunEnvironment = DEFAULT_ENV) -> list[SweepPoint]:
+    """The grid's points in order, one task of the environment's executor each; its key is
+    the one workers must hold. A point finished in the store with the same input and settings
+    is reported from it, not redone (`make_clients` serves its recall); a point run elsewhere
+    builds its clients from the point's settings, and `progress` hears tasks done / running /
+    failed; points that fail after their retries raise TasksFailed once the others landed. Too
+    few points left to pay for fanning out run in this process (executors.for_points), said to
+    the environment's `notice`."""
     by_name: dict[str, SweepPoint] = {}
 
     def land(name: str, point: SweepPoint) -> None:
@@ -158,7 +158,7 @@ def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str
                                                   make_clients(config).embedder, config.k)))
         else:
             todo.append(config)
-    executor = for_points(executor, len(todo), notice)
+    executor = for_points(env.executor, len(todo), env.notice)
     tasks = [PointTask(name=point_name(config, grid), conversation=conv, config=config,
                        source=source, fmt=fmt, seed=conversation_replies(store, conv, config)
                        if executor.remote else None)
@@ -166,7 +166,7 @@ def sweep(store: Store, conv: Conversation, base: PipelineConfig, grid: dict[str
     failures = {}
     if tasks:
         place = Place(store=store, clients=make_clients,
-                      key=worker_key(configs[0], api_key, None, None) if executor.remote else None,
+                      key=env.worker_key(configs[0]) if executor.remote else None,
                       prepare=(lambda: warm_up(conv, make_clients(todo[0])))
                       if warms_up(base, len(todo), executor.remote) else None)
         failures = executor.run(run_point_task, tasks, place, on_done=land, progress=progress)

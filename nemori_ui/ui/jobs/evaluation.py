@@ -11,11 +11,12 @@ from ...core.eval.ablations import VARIANTS
 from ...core.eval.harness import EvalOptions
 from ...core.jobs.tasks import eval_work
 from ...core.models import Transcript
+from ...core.scale import executor_for
 from ...core.store import runs
 from ...core.transcripts import parse_transcript
 from ...core.views.wording import plural
 from ..safe import md_escape
-from ..state import current_run, get_store, read_secrets
+from ..state import current_run, get_store, session_environment
 from .tasks import mine, outcome, submit, watch
 
 BENCHMARKS = ("locomo", "longmemeval")
@@ -90,10 +91,8 @@ def eval_form() -> None:
     benchmark = "longmemeval" if transcript.format == "longmemeval" else "locomo"
     options = [EvalOptions(benchmark=benchmark, variant=v, k=int(k), limit=int(limit) or None,
                            conversations=list(chosen) or None) for v in variants]
-    secrets = read_secrets()[0]
     work = eval_work(get_store(), transcript, config, options, source=source,
-                     workers=int(workers), api_key=st.session_state.get("api_key") or None,
-                     secrets=secrets, base_url=st.session_state.get("base_url_raw"))
+                     env=session_environment(executor=executor_for(int(workers))))
     scope = ", ".join(chosen) if chosen and len(chosen) < len(ids) else "all conversations"
     submit("eval", work, f"{', '.join(variants)} on {transcript.source} ({scope})")
 

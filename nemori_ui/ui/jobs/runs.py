@@ -14,7 +14,7 @@ from ...core.live_input import keeps_buffer
 from ...core.pipeline.runner import STAGES, Progress, run_windows
 from ...core.store import runs
 from ..safe import md_escape
-from ..state import clear_data_cache, get_store, read_secrets
+from ..state import clear_data_cache, get_store, session_environment
 
 WATCH_S = 0.25      # how often a followed job's progress is redrawn
 
@@ -34,9 +34,7 @@ def start_job(run_id: str, clients, *, kind: str = "run") -> Job:
 
 def session_clients(config):
     """The run's clients with this session's key and base URL (never stored)."""
-    return build_clients(config, get_store(), api_key=st.session_state.get("api_key") or None,
-                         secrets=read_secrets()[0],
-                         base_url=st.session_state.get("base_url_raw"))
+    return build_clients(config, get_store(), session_environment())
 
 
 def resume_job(info: runs.RunInfo) -> Job:

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from pydantic import ValidationError
 
-from ...core.clients import build_clients
+from ...core.clients import RunEnvironment, build_clients
 from ...core.config import PipelineConfig, tau_grid
 from ...core.errors import InputError
 from ...core.executors import too_few, too_few_note
@@ -18,6 +18,7 @@ from ...core.jobs import Job
 from ...core.jobs.tasks import across_work
 from ...core.models import Conversation
 from ...core.pipeline.runner import start_run
+from ...core.scale import executor_for
 from ...core.store import runs
 from ...core.store.sweeps import list_sweeps
 from ...core.tuning.across import SweepSpec, conversation_label, input_key, plan
@@ -31,7 +32,7 @@ from ...core.views.wording import plural
 from ..diff_widgets import pair_diffs
 from ..episodic_charts import similarity_histogram
 from ..safe import md_escape
-from ..state import get_store, read_secrets, run_data
+from ..state import get_store, run_data, session_environment
 from ..sweep_inputs import add_file, input_choices
 from ..sweep_results import LAST_NAMED
 from ..tints import chart_ink
@@ -45,12 +46,10 @@ WHATIF_BASE = "whatif_base"      # the run a what-if re-run was made from, to di
 def session_maker():
     """Clients for any settings with this session's key and base URL, read here on the page:
     a job's thread cannot read the session."""
-    store, secrets = get_store(), read_secrets()[0]
-    key = st.session_state.get("api_key") or None
-    base_url = st.session_state.get("base_url_raw")
+    store, env = get_store(), session_environment()
 
     def make(config: PipelineConfig):
-        return build_clients(config, store, api_key=key, secrets=secrets, base_url=base_url)
+        return build_clients(config, store, env)
     return make
 
 
@@ -116,7 +115,8 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
                 "and these settings, so they are not run again: they are in the tables below.")
     if workers > 1 and planned.todo and too_few(len(planned.todo), workers):
         st.info(too_few_note(len(planned.todo), workers, "the server's process") + ".")
-    work = across_work(store, spec, base, session_maker(), workers=workers)
+    work = across_work(store, spec, base, session_maker(),
+                       RunEnvironment(executor=executor_for(workers)))
     if not planned.todo:        # nothing to build: list the stored points as the sweep's now
         work(Job(key="", kind="sweep"))
         return
