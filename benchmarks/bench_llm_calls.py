@@ -90,7 +90,8 @@ def measure(args) -> tuple[dict, dict, float, int, int, dict]:
         seconds = time.perf_counter() - started
         usage = clients.decider.gateway.usage()
         decided = [e.payload for e in records.load_events(store, run_id) if e.stage == "consolidate"]
-        insights = len(decided)
+        # insights, and how many of them a model was asked about
+        insights = (len(decided), sum(bool(d.candidates) and not d.skipped for d in decided))
         kept = {"active": {m.text for m in records.load_memories(store, run_id)
                            if m.status == "active"},
                 "changed": sum(d.action != "new" for d in decided)}
@@ -123,7 +124,8 @@ def pct(part: float, whole: float) -> str:
 STEP_OF = {"partition": "partition", "narrate": "narration", "select": "integration",
            "integrate": "integration", "anticipate": "anticipation", "distill": "distillation",
            "distill_direct": "distillation", "cold_start": "distillation",
-           "consolidate": "consolidation", "summarize": "consolidation"}
+           "consolidate": "consolidation", "consolidate_episode": "consolidation",
+           "summarize": "consolidation"}
 SEMANTIC_STEPS = ("anticipation", "distillation", "consolidation")
 TARGET = 1.15          # issue 21: at most this many times the paper's calls and tokens a message
 TARGET_SHARE = 40.0    # and at most this share of input tokens semantic
@@ -171,12 +173,13 @@ def report_steps(steps: dict[str, dict[str, float]]) -> None:
           f"message\n")
 
 
-def report(usage: dict, est: dict, seconds: float, n_messages: int, insights: int, args) -> None:
+def report(usage: dict, est: dict, seconds: float, n_messages: int, insights: tuple[int, int],
+           args) -> None:
     print(f"{args.conv}: {n_messages} messages, w={args.window}, tau={args.tau}, "
           f"consolidation={args.consolidation}, semantic order={args.semantic_order}, "
           f"cold start={args.cold_start}, variant={args.variant}, embedder={args.embedder}, "
           f"responder episodes of {args.group} messages; pipeline {seconds:.1f} s\n")
-    head = (f"{'prompt':<15}{'stage':<12}{'calls':>6}{'req':>6}{'in ~chars/4':>13}"
+    head = (f"{'prompt':<20}{'stage':<12}{'calls':>6}{'req':>6}{'in ~chars/4':>13}"
             f"{'in wordpiece':>14}{'out (server)':>14}{'in/call':>9}{'sys/call':>10}")
     print(head)
     print("-" * len(head))
@@ -189,13 +192,13 @@ def report(usage: dict, est: dict, seconds: float, n_messages: int, insights: in
             stage_in[stage][key] += e[key]
         stage_in[stage]["out"] += u.get("output_tokens", 0)
         stage_in[stage]["calls"] += u.get("calls", 0)
-        print(f"{p:<15}{stage:<12}{u.get('calls', 0):>6}{e['requests']:>6}{e['chars4']:>13,}"
+        print(f"{p:<20}{stage:<12}{u.get('calls', 0):>6}{e['requests']:>6}{e['chars4']:>13,}"
               f"{e['wordpiece']:>14,}{u.get('output_tokens', 0):>14,}"
               f"{e['chars4'] // max(1, e['requests']):>9,}"
               f"{e['system'] // max(1, e['requests']):>10,}")
     total = {k: sum(s[k] for s in stage_in.values()) for k in ("chars4", "wordpiece", "out", "calls")}
     print("-" * len(head))
-    print(f"{'total':<27}{total['calls']:>6}{sum(e['requests'] for e in est.values()):>6}"
+    print(f"{'total':<32}{total['calls']:>6}{sum(e['requests'] for e in est.values()):>6}"
           f"{total['chars4']:>13,}{total['wordpiece']:>14,}{total['out']:>14,}\n")
 
     per = PAPER_TABLE_3["messages"]
@@ -206,9 +209,11 @@ def report(usage: dict, est: dict, seconds: float, n_messages: int, insights: in
           f"(paper {PAPER_TABLE_3['input tokens'] / per:,.0f}, "
           f"{total['chars4'] / n_messages / (PAPER_TABLE_3['input tokens'] / per):.2f}x)")
     # what drives the consolidation calls: how many insights the responder distils
-    asked = usage.get("consolidate", {}).get("calls", 0)
+    insights, asked = insights
+    calls = sum(usage.get(p, {}).get("calls", 0) for p in ("consolidate", "consolidate_episode"))
     print(f"Insights distilled: {insights} ({insights / n_messages:.2f} a message), "
-          f"{asked} of them consolidated by a call ({asked / max(1, insights):.0%})\n")
+          f"{asked} of them consolidated by a model ({asked / max(1, insights):.0%}) in "
+          f"{calls} calls\n")
     print("Share of input tokens by stage, beside the paper's Table 9 (all construction tokens):")
     head2 = f"{'stage':<13}{'calls':>7}{'in ~chars/4':>13}{'in wordpiece':>14}{'in+out':>9}{'paper':>8}"
     print(head2)

@@ -124,11 +124,9 @@ def _distill(text: str) -> dict:
     return _insights(episode, prediction)
 
 
-def _consolidate(text: str) -> dict:
-    fact = text.split("\n", 1)[0].removeprefix("New fact: ")
-    stored = [t for _, t in _NUMBERED.findall(text)]
+def _decide(fact: str, stored: dict[int, str]) -> dict:
     mine = words(fact)
-    for k, other in enumerate(stored, start=1):
+    for k, other in stored.items():
         theirs = words(other)
         if mine and len(mine & theirs) / len(mine | theirs) >= 0.5:
             merged = max((fact, other), key=len)
@@ -136,6 +134,25 @@ def _consolidate(text: str) -> dict:
                     "merged_text": merged}
     return {"reason": "no stored fact is about the same thing", "action": "new", "targets": [],
             "merged_text": None}
+
+
+def _consolidate(text: str) -> dict:
+    fact = text.split("\n", 1)[0].removeprefix("New fact: ")
+    return _decide(fact, dict(enumerate((t for _, t in _NUMBERED.findall(text)), start=1)))
+
+
+_SIMILAR = re.compile(r"^(.*) \(similar: ([\d, ]+)\)$")
+
+
+def _consolidate_episode(text: str) -> dict:
+    stored_part, _, new_part = text.partition("\n\nNew facts (")
+    stored = {int(n): t for n, t in _NUMBERED.findall(stored_part)}
+    decisions = []
+    for n, line in _NUMBERED.findall(new_part):
+        fact, similar = _SIMILAR.match(line).groups()
+        mine = {int(k): stored[int(k)] for k in similar.split(", ")}
+        decisions.append({"fact": int(n), **_decide(fact, mine)})
+    return {"decisions": decisions}
 
 
 def _cold_start(text: str) -> dict:
@@ -163,7 +180,7 @@ RULES: dict[str, Callable[[str], dict]] = {
     "partition": _partition, "narrate": _narrate, "select": _select, "integrate": _integrate,
     "anticipate": _anticipate, "distill": _distill,
     "distill_direct": lambda text: _insights(text, ""), "cold_start": _cold_start,
-    "consolidate": _consolidate,
+    "consolidate": _consolidate, "consolidate_episode": _consolidate_episode,
     "summarize": _summarize, "answer": _answer,
 }
 

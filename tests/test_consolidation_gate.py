@@ -15,10 +15,15 @@ from tests.test_pipeline_openai import CONFIG, requests_by_prompt, run
 GATE = 0.58   # HashEmbedder similarities: gates some insights of the fixture, not all
 
 
+NEW = {"reason": "nothing stored says this", "action": "new", "targets": [],
+       "merged_text": None}
+
+
 def answers_new(body: dict) -> dict:
     if prompt_of(body) == "consolidate":
-        return {"reason": "nothing stored says this", "action": "new", "targets": [],
-                "merged_text": None}
+        return NEW
+    if prompt_of(body) == "consolidate_episode":
+        return {"decisions": [{"fact": n, **NEW} for n in range(1, 20)]}
     return respond(body)
 
 
@@ -38,22 +43,33 @@ def store(tmp_path):
     s.conn.close()
 
 
+@pytest.mark.parametrize("unit", ["insight", "episode"])
 def test_a_gated_run_stores_what_an_always_run_stores_where_every_call_would_say_new(
-        store, openai_server):
+        store, openai_server, unit):
     openai_server.responder = answers_new
     always = run(store, openai_server, CONFIG.model_copy(update={"consolidation": "always"}))
     asked = requests_by_prompt(openai_server)["consolidate"]
     gated = run(store, openai_server, CONFIG.model_copy(
-        update={"consolidation": "gated", "consolidation_gate": GATE}))
+        update={"consolidation": "gated", "consolidation_gate": GATE,
+                "consolidation_unit": unit}))
     assert _stored(store, gated) == _stored(store, always)
 
     decided = _decisions(store, gated)
     skipped = [d for d in decided if d.skipped and "gate" in d.skipped]
     assert skipped, "the gate skipped no call"
-    # the ones above the gate were asked again (served from the response cache), no others
-    assert requests_by_prompt(openai_server)["consolidate"] == asked
     called = [d for d in decided if d.candidates and not d.skipped]
-    assert len(called) + len(skipped) == asked
+    requests = requests_by_prompt(openai_server)
+    if unit == "insight":
+        assert len(called) + len(skipped) == asked
+        # the ones above the gate were asked again (served from the response cache), no others
+        assert requests["consolidate"] == asked and not requests["consolidate_episode"]
+    else:
+        # one call for each episode with an insight above the gate, fewer than the insights;
+        # each insight's candidates are those stored before its episode's first insight
+        assert len(called) + len(skipped) <= asked
+        assert requests["consolidate"] == asked
+        assert requests["consolidate_episode"] == len({d.episode_id for d in called})
+        assert requests["consolidate_episode"] < len(called)
     for d in skipped:
         # the Knowledge page still shows why: the nearest candidates and their scores
         assert d.action == "new" and d.candidates and max(c.score for c in d.candidates) < GATE
@@ -79,7 +95,8 @@ def test_off_stores_every_statement_without_a_call(store, openai_server):
 
 def test_runs_stored_before_the_gate_consolidate_every_insight_and_keep_their_fingerprint():
     old = PipelineConfig().model_dump(exclude={"consolidation", "consolidation_gate",
-                                               "episode_match", "semantic_order", "cold_start"})
+                                               "consolidation_unit", "episode_match",
+                                               "semantic_order", "cold_start"})
     restored = PipelineConfig.from_stored(json.dumps(old, default=str))
     assert restored.consolidation == "always" and restored.semantic_order == "sequential"
     data = {k: v for k, v in old.items() if k not in _TRANSPORT}
@@ -87,6 +104,24 @@ def test_runs_stored_before_the_gate_consolidate_every_insight_and_keep_their_fi
     assert restored.fingerprint() == before
     assert PipelineConfig().consolidation == "gated"
     assert PipelineConfig().fingerprint() != before
+
+
+def test_gated_runs_stored_before_the_unit_ask_per_insight_and_keep_their_fingerprint():
+    old = PipelineConfig().model_dump(exclude={"consolidation_unit", "episode_match"})
+    restored = PipelineConfig.from_stored(json.dumps(old, default=str))
+    assert restored.consolidation == "gated" and restored.consolidation_unit == "insight"
+    # the fingerprint as it was: settings at the value runs had before them left out
+    at_before = {"semantic_order": "sequential", "cold_start": "prediction"}
+    data = {k: v for k, v in old.items()
+            if k not in _TRANSPORT and not (k in at_before and at_before[k] == v)}
+    before = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+    assert restored.fingerprint() == before
+    assert PipelineConfig().consolidation_unit == "episode"
+    assert PipelineConfig().fingerprint() != before
+    # the unit only changes what gated does
+    always = PipelineConfig(consolidation="always")
+    assert always.fingerprint() == always.model_copy(
+        update={"consolidation_unit": "insight"}).fingerprint()
 
 
 def test_the_gate_has_a_default_per_embedder():

@@ -98,9 +98,12 @@ def statements(body: dict) -> dict:
     if name == "distill":
         said = next(s for cue, s in STATEMENTS.items() if cue in text.partition("\n\nPredicted")[0])
         return {"insights": [{"text": said, "lines": [1]}]}
+    verdict = {"reason": "she gave coffee up", "action": "conflict", "targets": [1],
+               "merged_text": None}
     if name == "consolidate":
-        return {"reason": "she gave coffee up", "action": "conflict", "targets": [1],
-                "merged_text": None}
+        return verdict
+    if name == "consolidate_episode":
+        return {"decisions": [{"fact": 1, **verdict}]}
     return respond(body)
 
 
@@ -119,4 +122,5 @@ def test_a_gated_run_asks_about_a_contradiction_the_similarity_alone_would_store
     assert tea.candidates[0].score < config.consolidation_gate      # below the gate ...
     assert not tea.skipped and tea.action == "conflict"             # ... and asked all the same
     assert tea.asked.startswith("may contradict")                   # saying why
-    assert sum(prompt_of(r.body) == "consolidate" for r in openai_server.chat_requests) == 1
+    assert sum(prompt_of(r.body) in ("consolidate", "consolidate_episode")
+               for r in openai_server.chat_requests) == 1

@@ -23,7 +23,8 @@ from nemori_ui.core.pipeline.decisions import ConsolidationDecision, Insight
 from nemori_ui.core.pipeline.episodic import repair_partition
 from nemori_ui.core.pipeline.events import EventLog
 from nemori_ui.core.pipeline.runner import Clients
-from nemori_ui.core.pipeline.semantic import consolidate, evoke
+from nemori_ui.core.pipeline.consolidation import consolidate
+from nemori_ui.core.pipeline.semantic import evoke
 from nemori_ui.core.stage_events import (ConsolidateEvent, ConsolidatePayload, DistillEvent,
                                          DistillPayload)
 from nemori_ui.core.pipeline.state import MemoryState

@@ -88,9 +88,12 @@ def test_whole_pipeline_over_http(store, server):
     calls = {c.id: c for c in records.load_calls(store, run_id)}
     for stage in STAGES:
         assert any(e.call_ids for e in events if e.stage == stage), stage
-    cited = [cid for e in events for cid in e.call_ids]
-    assert len(cited) == len(set(cited))          # each call belongs to one decision
-    assert set(cited) == set(calls)               # and every stored call to some decision
+    cited = Counter(cid for e in events for cid in e.call_ids)
+    # each call belongs to one decision, but an episode's consolidation call to each of its
+    # insights' decisions; and every stored call belongs to some decision
+    assert all(calls[cid].prompt_name == "consolidate_episode" for cid, n in cited.items()
+               if n > 1)
+    assert set(cited) == set(calls)
     for e in events:
         assert not e.payload.fallback, e
         for cid in e.call_ids:
@@ -98,7 +101,7 @@ def test_whole_pipeline_over_http(store, server):
     # every stage was decided by the model, including a merge on each side
     by_prompt = Counter(c.prompt_name for c in calls.values())
     assert set(by_prompt) == {"partition", "narrate", "select", "integrate", "anticipate",
-                              "distill", "consolidate"}
+                              "distill", "consolidate_episode"}
     assert by_prompt["partition"] == 3
     actions = Counter(e.payload.action for e in events if e.stage == "consolidate")
     assert actions["merge"] >= 1 and actions["new"] >= 1

@@ -10,8 +10,9 @@ import pytest
 from nemori_ui.core.llm.schema import schema_of, strict_schema
 from nemori_ui.core.models import Episode, Message
 from nemori_ui.core.prompts import (PRESETS, PROMPTS, STAGE_OF, answer, anticipate, cold_start,
-                                    consolidate, direct_distill, distill, integrate, narrate,
-                                    partition, prompt_texts, select, summarize)
+                                    consolidate, consolidate_episode, direct_distill, distill,
+                                    integrate, narrate, partition, prompt_texts, select,
+                                    summarize)
 from nemori_ui.core.llm.schema import FreeText
 from nemori_ui.core.prompts.render import numbered_messages
 
@@ -47,6 +48,9 @@ CASES = {
     "cold_start": lambda: cold_start.render(OLD.cue, OLD.narrative),
     "consolidate": lambda: consolidate.render("Ana turns 30 on 19 May 2023.",
                                               ["Ana is Caroline's sister.", "Ana lives in Oslo."]),
+    "consolidate_episode": lambda: consolidate_episode.render(
+        ["Ana is Caroline's sister.", "Ana lives in Oslo."],
+        [("Ana turns 30 on 19 May 2023.", [1, 2]), ("Ana moved to\nBergen.", [2])]),
     "summarize": lambda: summarize.render("Caroline is transgender.", ["Ana turns 30."]),
     "answer": lambda: answer.render("When is Ana's birthday?", "Ana turns 30 on 19 May 2023."),
 }
@@ -68,6 +72,10 @@ EXPECTED = {
     "cold_start": [f"Episode title: {OLD.cue}", OLD.narrative],
     "consolidate": ["New fact: Ana turns 30 on 19 May 2023.", "[1] Ana is Caroline's sister.",
                     "[2] Ana lives in Oslo."],
+    "consolidate_episode": ["Stored facts (1 to 2):", "[1] Ana is Caroline's sister.",
+                            "[2] Ana lives in Oslo.", "New facts (1 to 2)",
+                            "[1] Ana turns 30 on 19 May 2023. (similar: 1, 2)",
+                            "[2] Ana moved to Bergen. (similar: 2)"],
     "summarize": ["Caroline is transgender.", "- Ana turns 30."],
     "answer": ["Question: When is Ana's birthday?", "Ana turns 30 on 19 May 2023."],
 }

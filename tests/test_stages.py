@@ -13,7 +13,8 @@ from nemori_ui.core.pipeline.decisions import (ConsolidationDecision, Insight, P
 from nemori_ui.core.pipeline.episodic import (build_episode, integrate_episode, make_windows,
                                               partition_window, repair_partition)
 from nemori_ui.core.pipeline.events import EventLog
-from nemori_ui.core.pipeline.semantic import anticipate_and_distill, consolidate, evoke
+from nemori_ui.core.pipeline.consolidation import consolidate
+from nemori_ui.core.pipeline.semantic import anticipate_and_distill, evoke
 from nemori_ui.core.pipeline.state import MemoryState
 from nemori_ui.core.models import RawEpisode
 from nemori_ui.core.pipeline.decisions import NarrationDecision

@@ -30,6 +30,9 @@ def add_semantic_options(p) -> None:
                         "stored, as the v1 code")
     p.add_argument("--consolidation-gate", type=float, default=None,
                    help="the gate's similarity (default: the embedder's; 0.83 MiniLM)")
+    p.add_argument("--consolidation-unit", choices=["episode", "insight"], default="episode",
+                   help="under gated: the insights an episode needs a model for asked about in "
+                        "one call (default), or in one call each")
     p.add_argument("--semantic-order", choices=["sequential", "window"], default="sequential",
                    help="sequential (default): each episode predicted from the store with the "
                         "window's earlier episodes' insights; window: a window's episodes all "
@@ -42,6 +45,7 @@ def add_semantic_options(p) -> None:
 
 def semantic_settings(args) -> dict:
     return {"consolidation": args.consolidation, "consolidation_gate": args.consolidation_gate,
+            "consolidation_unit": args.consolidation_unit,
             "semantic_order": args.semantic_order, "cold_start": args.cold_start}
 
 

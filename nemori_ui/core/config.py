@@ -16,6 +16,9 @@ IndexKind = Literal["flat", "hnsw", "ivf"]
 # consolidation (§3.3.3): a call only for insights near a stored memory (gated), a call for
 # every insight (always), or none, every statement stored (off, as the official v1 code)
 Consolidation = Literal["gated", "always", "off"]
+# under gated, the insights an episode needs a model for are asked about in one call for the
+# episode (each still against its own candidates), or in one call each
+ConsolidationUnit = Literal["episode", "insight"]
 # the semantic stages of a window's episodes: one after another, each seeing the insights of
 # the ones before (sequential), or all predicted from the store as it was before the window,
 # in parallel, as the official v1 code does (window)
@@ -39,7 +42,7 @@ _NOT_STORED = {"episode_match"}
 # reads as that, and a setting at that value stays out of the fingerprint, so the run keeps
 # the fingerprint it was stored with and still resumes.
 _BEFORE_ADDED = {"consolidation": "always", "semantic_order": "sequential",
-                 "cold_start": "prediction"}
+                 "cold_start": "prediction", "consolidation_unit": "insight"}
 
 
 class OfflineThresholds(BaseModel):
@@ -135,6 +138,7 @@ class PipelineConfig(BaseModel):
     episode_match: EpisodeMatch = "narrative+messages"   # answers: how episodes are ranked
     consolidation: Consolidation = "gated"
     consolidation_gate: float | None = Field(None, ge=-1.0, le=1.0)  # None: the embedder's
+    consolidation_unit: ConsolidationUnit = "episode"
     semantic_order: SemanticOrder = "sequential"
     cold_start: ColdStart = "prediction"
     offline: OfflineThresholds = Field(default_factory=OfflineThresholds)
@@ -166,6 +170,7 @@ class PipelineConfig(BaseModel):
         data = self.model_dump(exclude=_TRANSPORT | _NOT_STORED)
         if data["consolidation"] != "gated":
             del data["consolidation_gate"]
+            data["consolidation_unit"] = _BEFORE_ADDED["consolidation_unit"]   # no effect
         for name, value in _BEFORE_ADDED.items():
             if data[name] == value:
                 del data[name]

@@ -43,7 +43,8 @@ PAGES = [
 def method_label(config) -> str:
     """How the semantic stages ran, with each choice that follows the v1 code named."""
     if config.consolidation == "gated":
-        parts = [f"consolidation gated at {config.consolidation_gate:g}"]
+        parts = [f"consolidation gated at {config.consolidation_gate:g}, "
+                 f"one call per {config.consolidation_unit}"]
     else:
         parts = [f"consolidation {config.consolidation}"]
     if config.semantic_order == "window":

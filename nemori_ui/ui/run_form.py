@@ -105,13 +105,17 @@ def settings() -> PipelineConfig:
                              index=["nemori", "nemori-s"].index(saved.variant))
     management = c[3].selectbox("Management", ["native", "naive", "summary"],
                                 index=["native", "naive", "summary"].index(saved.management))
-    c = st.columns(3)
+    c = st.columns(4)
     consolidation = _choice(
         c[0], "Consolidation", ["gated", "always", "off"], saved.consolidation,
         "gated: a consolidation call only for an insight with a stored memory above the "
         "embedder's gate (the same fact) or one it may contradict (the rest are new, no "
         "call); always: a call for every insight; "
         "off: every statement stored, no call (the v1 code)")
+    unit = _choice(
+        c[3], "Consolidation calls", ["episode", "insight"], saved.consolidation_unit,
+        "under gated: episode asks about all of an episode's insights that need a model in "
+        "one call, each against its own stored candidates; insight makes one call each")
     semantic_order = _choice(
         c[1], "Semantic order", ["sequential", "window"], saved.semantic_order,
         "sequential: each episode predicted from the store with what the window's earlier "
@@ -127,7 +131,8 @@ def settings() -> PipelineConfig:
     config = PipelineConfig(backend=backend, model=model, base_url=strip_url_credentials(base_url),
                             embedder=embedder, window=window, tau=tau, k_e=k_e, k_s=k_s,
                             k_m=k_m, k=k, variant=variant, management=management,
-                            consolidation=consolidation, semantic_order=semantic_order,
+                            consolidation=consolidation, consolidation_unit=unit,
+                            semantic_order=semantic_order,
                             cold_start=cold, **calls)
     st.session_state.config = config.model_dump()
     return config

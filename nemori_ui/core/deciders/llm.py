@@ -17,8 +17,9 @@ from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, Consolid
                                   Decider, Decision, DistillDecision, Insight, NarrationDecision,
                                   PartitionDecision, SelectDecision, SummaryDecision)
 from ..llm.servers import display_model
-from ..prompts import (MAX_TOKENS, answer, anticipate, cold_start, consolidate, direct_distill,
-                       distill, integrate, narrate, partition, select, summarize)
+from ..prompts import (MAX_TOKENS, answer, anticipate, cold_start, consolidate,
+                       consolidate_episode, direct_distill, distill, integrate, narrate,
+                       partition, select, summarize)
 
 D = TypeVar("D", bound=Decision)
 
@@ -139,6 +140,55 @@ class LLMDecider:
         return ConsolidationDecision(action=reply.action, targets=list(reply.targets),
                                      merged_text=merged if reply.action == "merge" else None,
                                      reason=reply.reason.strip(), call_ids=[result.record.id])
+
+    def consolidate_episode(self, items: list[tuple[str, list[tuple[SemanticMemory, float]],
+                                                    str | None]]) -> list[ConsolidationDecision]:
+        """One decision per (insight, candidates, elaborates), asked in one call: each insight
+        against its own candidates, with the candidates of all listed once. A decision the
+        reply leaves out is the offline engine's, with the reason shown."""
+        out: list[ConsolidationDecision | None] = [None] * len(items)
+        asked = []
+        for k, (insight, candidates, elaborates) in enumerate(items):
+            if exact_duplicate(insight, candidates) is not None:
+                out[k] = self.consolidate(insight, candidates, elaborates)
+            else:
+                asked.append(k)
+        if not asked:
+            return out
+        number: dict[str, int] = {}       # memory id -> its number in the stored list
+        stored: list[str] = []
+        for k in asked:
+            for memory, _ in items[k][1]:
+                if memory.id not in number:
+                    number[memory.id] = len(stored) + 1
+                    stored.append(memory.text)
+        new = [(items[k][0], [number[m.id] for m, _ in items[k][1]]) for k in asked]
+        result = self._ask(consolidate_episode,
+                           consolidate_episode.render(stored, new, self.preset),
+                           consolidate_episode.ConsolidateEpisodeReply)
+        replies = {}
+        if result.ok:
+            for d in result.value.decisions:
+                replies.setdefault(d.fact, d)
+        for fact, k in enumerate(asked, start=1):
+            insight, candidates, elaborates = items[k]
+            offline = lambda: self.fallback.consolidate(insight, candidates,  # noqa: E731
+                                                        elaborates)
+            reply = replies.get(fact)
+            if not result.ok:
+                out[k] = self._offline(result, offline)
+            elif reply is None:
+                out[k] = self._offline(result, offline, why=f"no decision for fact {fact}")
+            else:
+                # a stored number that is not one of this insight's candidates is 0: the stage
+                # repairs it and shows the repair
+                local = {number[m.id]: i for i, (m, _) in enumerate(candidates, start=1)}
+                merged = (reply.merged_text or "").strip() or None
+                out[k] = ConsolidationDecision(
+                    action=reply.action, targets=[local.get(t, 0) for t in reply.targets],
+                    merged_text=merged if reply.action == "merge" else None,
+                    reason=reply.reason.strip(), call_ids=[result.record.id])
+        return out
 
     def summarize(self, summary: str, insights: list[str]) -> SummaryDecision:
         result = self._ask(summarize, summarize.render(summary, insights, self.preset),

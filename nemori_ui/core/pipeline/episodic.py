@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import numpy as np
 
 from ..embed import Embedder
 from ..episode_lines import line_text
 from ..models import Episode, Message, RawEpisode
+from ..prompts.select import MAX_GAP
 from ..stage_events import EpisodeCandidate, IntegratePayload, PartitionPayload
 from .bundle import StageContext
 from .decisions import NarrationDecision
@@ -108,6 +110,14 @@ def build_episode(c: StageContext, raw: RawEpisode, decision: NarrationDecision)
                    embedding=embed_episode_text(c.embedder, decision.cue, decision.narrative))
 
 
+def close_in_time(new: Episode, candidates: list[tuple[Episode, float]],
+                  gap: timedelta) -> list[tuple[Episode, float]]:
+    """The candidates that end at most `gap` before `new` starts (any whose time is unknown
+    stays: the model judges it)."""
+    return [(e, s) for e, s in candidates
+            if new.start is None or e.end is None or new.start - e.end <= gap]
+
+
 def integrate_episode(c: StageContext, new: Episode) -> Episode:
     """Merge `new` into the episode it continues (§3.2.3), or store it as it is.
 
@@ -124,10 +134,15 @@ def integrate_episode(c: StageContext, new: Episode) -> Episode:
         query, config.k_e if within else config.k_e + config.window)
     if not within:
         candidates = [(e, s) for e, s in candidates if e.window != new.window][:config.k_e]
+    searched = bool(candidates)
+    if getattr(decider, "makes_calls", True):
+        candidates = close_in_time(new, candidates, MAX_GAP[config.prompts])
     listed = [EpisodeCandidate(id=e.id, score=round(s, 4)) for e, s in candidates]
     if not candidates:
         state.add_episode(new)
-        skipped = "no earlier episode to continue" if within else \
+        skipped = f"no earlier episode within {MAX_GAP[config.prompts]} of it, and the select " \
+                  f"prompt merges only episodes close in time: no call" if searched else \
+            "no earlier episode to continue" if within else \
             "not the first episode of its window" if later else \
             "no episode of an earlier window to continue"
         c.log.emit(IntegratePayload(episode_id=new.id, candidates=[], choice=-1, skipped=skipped,

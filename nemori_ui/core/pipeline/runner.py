@@ -24,7 +24,8 @@ from .bundle import StageContext
 from .decisions import Decider
 from .episodic import build_episode, integrate_episode, make_windows, narrate_raws, partition_window
 from .events import EventLog
-from .semantic import anticipate_and_distill, consolidate
+from .consolidation import consolidate
+from .semantic import anticipate_and_distill
 from .window_order import distill_window
 from .state import MemoryState
 from .windows import stored_windows

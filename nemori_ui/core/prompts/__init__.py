@@ -12,19 +12,20 @@ them.
 
 from __future__ import annotations
 
-from . import (answer, anticipate, cold_start, consolidate, direct_distill, distill, integrate,
-               judge, narrate, partition, select, summarize)
+from . import (answer, anticipate, cold_start, consolidate, consolidate_episode, direct_distill,
+               distill, integrate, judge, narrate, partition, select, summarize)
 
 PRESETS = ("paper", "strict")
 
 PROMPTS = {m.NAME: m for m in (partition, narrate, select, integrate, anticipate, distill,
-                               direct_distill, cold_start, consolidate, summarize, answer)}
+                               direct_distill, cold_start, consolidate, consolidate_episode,
+                               summarize, answer)}
 
 # Which stage of the method each prompt serves, for cost breakdowns.
 STAGE_OF = {"partition": "partition", "narrate": "narration", "select": "integration",
             "integrate": "integration", "anticipate": "semantic", "distill": "semantic",
             "distill_direct": "semantic", "cold_start": "semantic", "consolidate": "semantic",
-            "summarize": "semantic",
+            "consolidate_episode": "semantic", "summarize": "semantic",
             "answer": "answer", "judge": "judge", "judge_longmemeval": "judge"}
 
 # Output caps (max_tokens) per prompt, sized to the longest reply the stage needs with room
@@ -32,7 +33,8 @@ STAGE_OF = {"partition": "partition", "narrate": "narration", "select": "integra
 # the timeout. A reply cut at its cap is retried once with a doubled cap.
 MAX_TOKENS = {"partition": 512, "narrate": 512, "select": 160, "integrate": 768,
               "anticipate": 384, "distill": 512, "distill_direct": 512, "cold_start": 512,
-              "consolidate": 256, "summarize": 2048, "answer": 384, "judge": 160, "judge_longmemeval": 160}
+              "consolidate": 256, "consolidate_episode": 1024,
+              "summarize": 2048, "answer": 384, "judge": 160, "judge_longmemeval": 160}
 
 
 def prompt_texts(preset: str = "paper", dates: str = "preset") -> dict[str, str]:
@@ -45,5 +47,5 @@ def prompt_texts(preset: str = "paper", dates: str = "preset") -> dict[str, str]
 
 
 __all__ = ["MAX_TOKENS", "PRESETS", "PROMPTS", "STAGE_OF", "answer", "anticipate",
-           "cold_start", "consolidate", "direct_distill", "distill", "integrate", "judge", "narrate",
-           "partition", "prompt_texts", "select", "summarize"]
+           "cold_start", "consolidate", "consolidate_episode", "direct_distill", "distill",
+           "integrate", "judge", "narrate", "partition", "prompt_texts", "select", "summarize"]

@@ -10,9 +10,8 @@ from .render import chat, numbered_texts
 
 NAME = "consolidate"
 
-STRICT = """\
-You maintain a store of facts. A new fact arrives; compare it with the most similar stored facts
-and choose one action:
+# What each action means, shared by the prompt for one fact and the one for an episode's facts.
+STRICT_ACTIONS = """\
 - "new": the fact is distinct from all of them (different subject, or adds an unrelated
   detail). This is the default: choose it whenever unsure.
 - "merge": the fact is about the same thing as one or more stored facts and complements them
@@ -21,16 +20,19 @@ and choose one action:
 - "conflict": the fact contradicts or updates one or more stored facts (a changed plan, a new
   job, a corrected number or date). Give "targets" (the outdated facts); the new fact replaces
   them, so "merged_text" is null.
-For "new", "targets" is [] and "merged_text" is null.
+For "new", "targets" is [] and "merged_text" is null."""
 
-Reply with JSON: {"reason": "one sentence", "action": "new", "targets": [], "merged_text": null}."""
+STRICT = f"""\
+You maintain a store of facts. A new fact arrives; compare it with the most similar stored facts
+and choose one action:
+{STRICT_ACTIONS}
+
+Reply with JSON: {{"reason": "one sentence", "action": "new", "targets": [], "merged_text": null}}."""
 
 # The core library of the official implementation has no consolidation step; its desktop
 # application's has the same three outcomes, merging rephrasings and letting a contradiction
 # replace the old fact. This text follows that.
-PAPER = """\
-You keep a store of knowledge statements free of duplicates and contradictions. A new
-statement arrives with the most similar stored statements; decide what happens to it:
+PAPER_ACTIONS = """\
 - "new": it says something none of them says. This is the default: choose it whenever
   unsure, and for statements that are merely on a related topic.
 - "merge": it restates one or more stored statements (a rephrasing, or the same fact with a
@@ -42,10 +44,15 @@ statement arrives with the most similar stored statements; decide what happens t
 For "new", "targets" is [] and "merged_text" is null.
 
 Examples: "Ana lives in Porto" merges with "Ana's home is in Porto"; "Ana moved to Lisbon"
-conflicts with "Ana lives in Porto"; "Ana likes jazz" is new beside "Ana plays the piano".
+conflicts with "Ana lives in Porto"; "Ana likes jazz" is new beside "Ana plays the piano"."""
 
-Reply with JSON only: {"reason": "one sentence", "action": "new", "targets": [],
-"merged_text": null}."""
+PAPER = f"""\
+You keep a store of knowledge statements free of duplicates and contradictions. A new
+statement arrives with the most similar stored statements; decide what happens to it:
+{PAPER_ACTIONS}
+
+Reply with JSON only: {{"reason": "one sentence", "action": "new", "targets": [],
+"merged_text": null}}."""
 
 SYSTEMS = {"paper": PAPER, "strict": STRICT}
 

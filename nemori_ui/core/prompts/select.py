@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from pydantic import BaseModel, Field
 
 from ..models import Episode
@@ -45,6 +47,11 @@ Reply with JSON only: {"reason": "brief explanation", "idx": k}, where k is the 
 candidate to merge with (1 to the number of candidates), or -1 to keep the episode separate."""
 
 SYSTEMS = {"paper": PAPER, "strict": STRICT}
+
+# Each text merges only episodes close in time (paper: about an hour apart at most; strict: the
+# same day). A candidate further off than twice that cannot be chosen, so it is not shown, and
+# with none left no call is made; up to twice, the model still decides.
+MAX_GAP = {"paper": timedelta(hours=2), "strict": timedelta(hours=48)}
 
 
 class SelectReply(BaseModel):

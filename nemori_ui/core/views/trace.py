@@ -91,8 +91,11 @@ def window_trace(window: int, events: list[StageEvent],
     timed = [c for c in calls if c.created_at is not None and not c.cached]
     origin = min((c.created_at.timestamp() - c.latency_s for c in timed), default=None)
     spans, end = [], 0.0
+    counted: set[str] = set()
     for event in sorted(events, key=lambda e: e.seq):
-        mine = [by_id[i] for i in event.call_ids if i in by_id]
+        # a call that decided several insights at once counts with the first of them
+        mine = [by_id[i] for i in event.call_ids if i in by_id and i not in counted]
+        counted.update(c.id for c in mine)
         label, rule, score = _label(event)
         span = Span(seq=event.seq, stage=event.stage,
                     episode_id=getattr(event.payload, "episode_id", None), label=label,
