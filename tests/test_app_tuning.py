@@ -112,3 +112,23 @@ def test_what_if_tau_and_timeline_and_compare(demo_app):
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert "Knowledge diff" in [s.value for s in at.subheader]
+
+
+def test_a_sweep_fanned_out_from_the_page_carries_this_sessions_key(demo_app, monkeypatch):
+    at, _ = demo_app
+    import nemori_ui.ui.jobs.tuning as tuning
+    handed = []
+
+    def across_work(store, spec, base, make_clients, env):
+        handed.append(env)
+        return lambda job: ""
+    monkeypatch.setattr(tuning, "across_work", across_work)
+    at.session_state["api_key"] = "sk-session-typed"
+    at.switch_page("pages/tuning.py").run()
+    at.text_input(key="sweep_tau").set_value("0.5, 0.6")
+    at.number_input(key="sweep_workers").set_value(2)
+    next(b for b in at.button if b.label == "Run sweep").click().run()
+    assert not at.exception
+    # the workers build their clients from this environment: it must hold what was typed
+    [env] = handed
+    assert env.api_key == "sk-session-typed" and env.executor.workers == 2

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from pydantic import ValidationError
 
-from ...core.clients import RunEnvironment, build_clients
+from ...core.clients import build_clients
 from ...core.config import PipelineConfig, tau_grid
 from ...core.errors import InputError
 from ...core.executors import too_few, too_few_note
@@ -116,7 +116,7 @@ def start_sweep(data: RunData, spec: SweepSpec, workers: int) -> None:
     if workers > 1 and planned.todo and too_few(len(planned.todo), workers):
         st.info(too_few_note(len(planned.todo), workers, "the server's process") + ".")
     work = across_work(store, spec, base, session_maker(),
-                       RunEnvironment(executor=executor_for(workers)))
+                       session_environment(executor=executor_for(workers)))
     if not planned.todo:        # nothing to build: list the stored points as the sweep's now
         work(Job(key="", kind="sweep"))
         return
