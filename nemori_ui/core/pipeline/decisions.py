@@ -98,6 +98,10 @@ class Decider(Protocol):
     def consolidate(self, insight: str, candidates: list[tuple[SemanticMemory, float]],
                     elaborates: str | None = None) -> ConsolidationDecision: ...
 
+    # A decider with calls to save may also offer `consolidate_episode(items)`: one decision
+    # per (insight, candidates, elaborates) of an episode, asked at once; the stage uses it
+    # under gated consolidation with `consolidation_unit = "episode"` (pipeline/consolidation.py)
+
     def summarize(self, summary: str, insights: list[str]) -> SummaryDecision: ...
 
     def answer(self, question: str, context: str) -> AnswerDecision: ...
