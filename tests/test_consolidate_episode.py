@@ -132,6 +132,7 @@ def test_candidates_further_off_than_the_prompt_merges_are_not_asked_about():
     second = _episode(state, emb, later, by_id, window=1)
     out = integrate_episode(kit(decider, log, emb, state, by_id), second)
     assert out.id == second.id and "select" not in decider.seen
+    assert "no earlier episode within 2 h of it" in log.events[-1].payload.skipped
     assert "close in time: no call" in log.events[-1].payload.skipped
 
 

@@ -140,8 +140,9 @@ def integrate_episode(c: StageContext, new: Episode) -> Episode:
     listed = [EpisodeCandidate(id=e.id, score=round(s, 4)) for e, s in candidates]
     if not candidates:
         state.add_episode(new)
-        skipped = f"no earlier episode within {MAX_GAP[config.prompts]} of it, and the select " \
-                  f"prompt merges only episodes close in time: no call" if searched else \
+        hours = MAX_GAP[config.prompts].total_seconds() / 3600
+        skipped = f"no earlier episode within {hours:g} h of it, and the select prompt " \
+                  f"merges only episodes close in time: no call" if searched else \
             "no earlier episode to continue" if within else \
             "not the first episode of its window" if later else \
             "no episode of an earlier window to continue"
