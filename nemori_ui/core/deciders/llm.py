@@ -134,12 +134,8 @@ class LLMDecider:
         if not result.ok:
             return self._offline(result, lambda: self.fallback.consolidate(insight, candidates,
                                                                            elaborates))
-        reply = result.value
-        merged = (reply.merged_text or "").strip() or None
         # targets pass through unfiltered: the stage repairs invalid ones and records it
-        return ConsolidationDecision(action=reply.action, targets=list(reply.targets),
-                                     merged_text=merged if reply.action == "merge" else None,
-                                     reason=reply.reason.strip(), call_ids=[result.record.id])
+        return _directive(result.value, list(result.value.targets), result.record.id)
 
     def consolidate_episode(self, items: list[tuple[str, list[tuple[SemanticMemory, float]],
                                                     str | None]]) -> list[ConsolidationDecision]:
@@ -183,11 +179,8 @@ class LLMDecider:
                 # a stored number that is not one of this insight's candidates is 0: the stage
                 # repairs it and shows the repair
                 local = {number[m.id]: i for i, (m, _) in enumerate(candidates, start=1)}
-                merged = (reply.merged_text or "").strip() or None
-                out[k] = ConsolidationDecision(
-                    action=reply.action, targets=[local.get(t, 0) for t in reply.targets],
-                    merged_text=merged if reply.action == "merge" else None,
-                    reason=reply.reason.strip(), call_ids=[result.record.id])
+                out[k] = _directive(reply, [local.get(t, 0) for t in reply.targets],
+                                    result.record.id)
         return out
 
     def summarize(self, summary: str, insights: list[str]) -> SummaryDecision:
@@ -253,3 +246,11 @@ class LLMDecider:
             reason = f"LLM reply unusable ({why}); offline engine decided"
         return decision.model_copy(update={"call_ids": [record.id, *decision.call_ids],
                                            "fallback": reason})
+
+
+def _directive(reply, targets: list[int], call_id: str) -> ConsolidationDecision:
+    """A consolidation reply as a decision; a merged text goes with a merge only."""
+    merged = (reply.merged_text or "").strip() or None
+    return ConsolidationDecision(action=reply.action, targets=targets,
+                                 merged_text=merged if reply.action == "merge" else None,
+                                 reason=reply.reason.strip(), call_ids=[call_id])
