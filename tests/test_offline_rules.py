@@ -179,6 +179,16 @@ def test_a_complaint_only_a_little_nearer_talk_is_talk_at_the_default_margin():
     assert default.decide(["Deadlines are killing me."])[0].kind == PHATIC_KIND
 
 
+def test_how_the_week_is_going_is_talk_and_a_dated_change_a_fact():
+    # a state of the moment is gone by the next conversation; a contract's end is not
+    from nemori_ui.core.config import OfflineThresholds
+    default = PhaticClassifier(load_minilm(), OfflineThresholds().phatic_margin)
+    decided = default.decide(["My head's been all over the place since Monday.",
+                              "The office is freezing and grey as always.",
+                              "Her internship at the museum ends in June."])
+    assert [d.kind for d in decided] == [PHATIC_KIND, PHATIC_KIND, KNOWLEDGE_KIND]
+
+
 @pytest.mark.parametrize("new,old", [
     ("Maya doesn't drink coffee anymore.", "Maya drinks three cups of strong coffee every morning."),
     ("Nora moved to York in March.", "Nora lives in Leeds, in a flat near the canal."),

@@ -79,6 +79,17 @@ PHATIC = (
     "Oh really, I had no idea!",
     "Ha, classic you.",
     "I'm sure it will all work out.",
+    # how the day or the week is going: true when said, gone by the next conversation
+    "I'm exhausted today.",
+    "Work has been crazy this week.",
+    "My week's been nothing but meetings.",
+    "It's cold and raining here, as usual.",
+    "I barely slept last night.",
+    "Honestly, I'm running on fumes.",
+    "Things are a bit hectic right now.",
+    "Not much, just the usual.",
+    "It's been one of those weeks.",
+    "Surviving, just about.",
 )
 
 KNOWLEDGE = (
@@ -142,4 +153,6 @@ KNOWLEDGE = (
     "I have an interview at a design studio on Monday.",
     "My friends threw me a surprise party.",
     "I'm learning to sail at the harbour club.",
+    "My contract at the agency ends in March.",
+    "She retires from the school at the end of the year.",
 )
