@@ -52,6 +52,11 @@ def test_third_person_of_a_verb(verb, third):
      ["The office is in the old harbour district", "I cycle to work along the river."]),
     ("I moved in March and I'm renting a small house.",
      ["I moved in March", "I'm renting a small house."]),
+    # a colon between two clauses: each is read on its own; a label or a time is no clause
+    ("Guess what happened: my sister bought a boat in Kiel.",
+     ["Guess what happened", "my sister bought a boat in Kiel."]),
+    ("Big news: my sister bought a boat in Kiel.", ["Big news: my sister bought a boat in Kiel."]),
+    ("The ferry leaves at 7:45 on Sundays.", ["The ferry leaves at 7:45 on Sundays."]),
 ])
 def test_one_fact_per_clause(sentence, parts):
     assert split_clauses(sentence) == parts

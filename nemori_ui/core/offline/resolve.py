@@ -104,11 +104,12 @@ weren't hasn't haven't hadn't couldn't wouldn't shouldn't""".split())
 _SUBJECT_PRONOUNS = frozenset("i we you they he she".split())
 
 
-def has_verb(clause: str) -> bool:
+def has_verb(clause: str, s_forms: bool = True) -> bool:
     """Some word can be the clause's verb: the word after a subject pronoun, a form of be,
     have or do, a modal, a contraction ("week's", "we're"), a past form, or a word ending in
     -ed or in a lower-case -s. Plural nouns pass too: only a clause with none of these ("My
-    own, a Zephyr AX3", "A little place near Chania") is a fragment for sure."""
+    own, a Zephyr AX3", "A little place near Chania") is a fragment for sure. Without
+    `s_forms`, a word in -s alone is no verb ("Big news")."""
     said = words(clause)
     for i, w in enumerate(said):
         low = w.lower().replace("’", "'")
@@ -116,7 +117,7 @@ def has_verb(clause: str) -> bool:
             return True       # "I cycle", "we work": the word after a subject is its verb
         if low in _BE_HAVE_DO or low in PAST_FORMS or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
                 or (len(low) > 4 and low.endswith("ed")) \
-                or (w[:1].islower() and len(low) > 3 and low.endswith("s")
+                or (s_forms and w[:1].islower() and len(low) > 3 and low.endswith("s")
                     and not low.endswith("ss")):
             return True
     return False
@@ -124,7 +125,12 @@ def has_verb(clause: str) -> bool:
 
 def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
     """Independent clauses of a sentence. A cut leaves at least `shortest` words after it, and
-    a bare "and" needs as many before it: "My partner and I have been together" stays whole."""
+    a bare "and" needs as many before it: "My partner and I have been together" stays whole.
+    A colon between two clauses cuts too ("You missed a big one: Dana dropped Jira"): what
+    each says is judged on its own. Before a label ("Quick update: ...") it does not."""
+    left, colon, right = sentence.partition(": ")
+    if colon and has_verb(left, s_forms=False) and has_verb(right) and len(right.split()) >= shortest:
+        return split_clauses(left, shortest) + split_clauses(right, shortest)
     parts, start = [], 0
     for m in _CLAUSE_JOIN.finditer(sentence):
         left, right = sentence[start:m.start()], sentence[m.end():]
