@@ -374,3 +374,28 @@ def test_an_answer_that_leaves_its_verb_to_the_question_is_left_out(clause):
 ])
 def test_an_auxiliary_with_its_verb_or_object_is_no_ellipsis(clause):
     assert standalone.judge(clause, SPEAKERS, [])[0] is not None
+
+
+@pytest.mark.parametrize("said,stated", [
+    ("In April I started night classes in pharmacy.",
+     "In April Rafa started night classes in pharmacy."),
+    ("After the funeral my uncle Tomas sold the farm.",
+     "After the funeral Rafa's uncle Tomas sold the farm."),
+    ("At the workshop Ines showed everyone her loom.",
+     "At the workshop Ines showed everyone her loom."),
+])
+def test_a_phrase_of_time_or_place_before_the_subject_keeps_the_statement(said, stated):
+    from datetime import datetime
+    from nemori_ui.core.offline.knowledge import _standalone, _statement
+    from nemori_ui.core.models import Message
+    m = Message(id="m0001", speaker="Rafa", text=said, timestamp=datetime(2024, 5, 1, 9, 0))
+    clause, why = _standalone(said.rstrip("."), m, SPEAKERS)
+    assert clause is not None, why
+    assert _statement(clause, m, "Lucia") == stated
+
+
+@pytest.mark.parametrize("clause", ["In the Lisbon office every single day",
+                                    "At the end of the day it's fine",
+                                    "With Lucia on the phone all evening"])
+def test_a_phrase_with_no_subject_after_it_is_no_statement(clause):
+    assert standalone.fronted(clause) == ("", clause)

@@ -64,6 +64,10 @@ def _standalone(clause: str, m: Message, speakers: list[str],
     text = normalise_chat(m.text)        # the clause was cut from the text as the rules read it
     # the clause may have been given a capital its place in the message did not have
     said = text[:max(0, text.lower().find(clause[:24].lower()))] if clause else ""
+    phrase, rest = standalone.fronted(clause)
+    if phrase:
+        stated, why = _standalone(rest, m, speakers, before)
+        return (f"{phrase} {stated}" if stated else None), why
     clause = standalone.without_own_name(clause, m.speaker)
     if clause is None:
         return None, "a self-introduction: who says it is known from every line"

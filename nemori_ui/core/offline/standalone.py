@@ -99,6 +99,33 @@ def listener_fact(clause: str, speakers: list[str]) -> bool:
                or is_name(w) for w in rest)
 
 
+# prepositions that open a phrase of time or place set before a clause's subject
+_FRONTING = frozenset("at in on from after before since during by until till over through "
+                      "around throughout within".split())
+_PERSONAL = SELF | LISTENER | THIRD - {"him", "them", "us", "me"}
+
+
+def fronted(clause: str) -> tuple[str, str]:
+    """(phrase, rest) for a clause that opens with a phrase of time or place before its
+    subject: "On Friday my sister got engaged", "At steering Dana decided ...". The subject
+    is the first person word or name, within five words, that follows a word of the phrase
+    itself (after "with" or "the" it is the phrase's own object: "In the Lisbon office ...")
+    and is followed by a verb. ("", clause) when the clause opens otherwise."""
+    found = list(re.finditer(r"[\w'’-]+", clause))
+    if len(found) < 4 or found[0].group(0).lower() not in _FRONTING:
+        return "", clause
+    for before, hit in zip(found[1:6], found[2:7]):
+        w = hit.group(0)
+        person = w.lower().replace("’", "'") in _PERSONAL or is_name(w)
+        prior = before.group(0)
+        if person and (prior.lower() not in STOPWORDS or prior.lower() in MONTHS):
+            rest = clause[hit.start():]
+            if has_verb(rest, s_forms=False) or AFTER_NAME.match(rest):
+                return clause[:hit.start()].strip(" ,"), rest
+            return "", clause
+    return "", clause
+
+
 def gerund(first: str, speakers: list[str]) -> bool:
     """A capital on a gerund that opens the clause is the sentence's, not a name's
     ("Volunteering is a great way to meet people")."""
