@@ -48,6 +48,8 @@ def test_third_person_of_a_verb(verb, third):
      ["Thank you", "I don't drink coffee anymore", "I switched to green tea every morning."]),
     ("My partner and I have been together for six years.",
      ["My partner and I have been together for six years."]),
+    ("My brother Kofi and I built a shed last summer.",
+     ["My brother Kofi and I built a shed last summer."]),
     ("The office is in the old harbour district, so I cycle to work along the river.",
      ["The office is in the old harbour district", "I cycle to work along the river."]),
     ("I moved in March and I'm renting a small house.",

@@ -123,6 +123,9 @@ def has_verb(clause: str, s_forms: bool = True) -> bool:
     return False
 
 
+_PERSON_AND = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)$")
+
+
 def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
     """Independent clauses of a sentence. A cut leaves at least `shortest` words after it, and
     a bare "and" needs as many before it: "My partner and I have been together" stays whole.
@@ -138,7 +141,9 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
         # a comma before words with no verb goes on with a list or a place, not a clause:
         # "I met Ana, Luis and Marta", "a flat in Lisbon, Campo de Ourique"
         listed = m.group(0).strip() == "," and not has_verb(right.split(",")[0])
-        if len(right.split()) >= shortest and left.strip() and not listed and \
+        # "My partner Sven and I ...": a bare "and" after a person joins a subject
+        joined = bare and _PERSON_AND.match(left.strip())
+        if len(right.split()) >= shortest and left.strip() and not listed and not joined and \
                 (not bare or len(left.split()) >= shortest):
             parts.append(left.strip(" ,;"))
             start = m.end()
