@@ -155,6 +155,16 @@ def test_a_plan_is_not_read_as_taking_leave(line):
     assert decision is None or "leave" not in decision.reason
 
 
+@pytest.mark.parametrize("line", ["I'm on nights from the 9th.", "The shed is 3 by 4.",
+                                  "Her flight lands at 6 on Sunday."])
+def test_a_short_number_is_content_enough_for_a_fact(line):
+    assert rule(line) is None
+
+
+def test_a_number_alone_is_still_too_little():
+    assert "too little" in rule("Back in 10.").reason
+
+
 def test_no_way_that_opens_a_clause_keeps_its_negation():
     # "No way we're hiring anyone this year" says the opposite of "we're hiring anyone"
     assert strip_openers("No way we're hiring anyone this year", []).lower().startswith("no way")

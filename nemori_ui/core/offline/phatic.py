@@ -69,7 +69,10 @@ def without_captions(text: str) -> str:
 def rule(clause: str) -> LineDecision | None:
     """The rule that decides the clause on its own, if any."""
     stripped = clause.strip()
-    n_words, n_content = len(words(stripped)), len(content_words(stripped))
+    said = words(stripped)
+    # a number is what a fact is made of, however short: "on the 10th", "the 10k"
+    n_words = len(said)
+    n_content = len(content_words(stripped)) + sum(w[0].isdigit() and len(w) < 3 for w in said)
     if stripped.endswith("?") or QUESTION_FORM.match(stripped):
         return LineDecision(PHATIC_KIND, "a question", 1.0)
     if _GREETING.match(stripped):
