@@ -215,6 +215,8 @@ def test_how_the_week_is_going_is_talk_and_a_dated_change_a_fact():
     ("Ana has three cats.", "Ana has two cats."),
     ("Ben works the day shift now.", "Ben works the night shift at the depot."),
     ("Ana: The wedding is planned for 3 June.", "Ana: The wedding is planned for 12 May."),
+    # a numbered thing taken back by the one who holds it
+    ("Ana moved to room 14 instead of room 12.", "Ana works in room 12 at the clinic."),
 ])
 def test_a_changed_fact_conflicts(new, old):
     assert conflict(new, old), (new, old)
@@ -230,6 +232,8 @@ def test_a_changed_fact_conflicts(new, old):
     # two events of one kind on different dates are two events
     ("Nora went to Whitby on 13 April.", "Nora went to Edinburgh on 3 May."),
     ("Sam: The band played a concert on 10 February.", "Sam: The band played a concert on 16 March."),
+    # a numbered thing someone else takes back: "year 3" is anyone's
+    ("Ruby is in year 2, not year 3.", "Tom's year 3 class are wild this term."),
     # a result beside a goal
     ("Maya ran the 10k race in 53 minutes.", "Maya wants to finish the 10k race in under 55 minutes."),
     # different people

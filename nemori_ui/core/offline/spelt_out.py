@@ -1,6 +1,7 @@
 """Changes a new statement spells out itself, which need no shared attribute to be seen.
 
-- a value taken back ("Launch is April 5, not March 15" against the launch on March 15);
+- a value taken back ("Launch is April 5, not March 15" against the launch on March 15; a
+  numbered thing, "year 6 instead of year 4", only by the one who holds it);
 - a plan moved to another day sharing two of its words or its time window ("the flood
   barrier deadline got pushed to 15 March");
 - the same arrangement at another clock time from some day on ("Standup is at ten from next
@@ -34,6 +35,7 @@ from .when import clocks, dates
 _TAKEN_BACK = re.compile(r"\b(?:not|instead of|rather than|no longer)\s+(?:on |at |in |with )?(?:the )?"
                          r"(\d{1,2}(?:st|nd|rd|th)?(?: of)? [A-Z][a-z]+|[A-Z][a-z]+ \d{1,2}\b|"
                          r"\d{1,2}(?::\d{2})?\s*(?:am|pm)?|[A-Z][\w-]+(?: [A-Z][\w-]+)*|"
+                         r"[a-z]+ \d{1,3}\b|"
                          r"(?i:" + "|".join(sorted(MONTHS)) + r"))\b")
 # moved to another day: "got pushed to 15 March", "I've moved your visit to Saturday 16 March"
 _MOVED_TO = re.compile(r"\b(?:moved|pushed(?: back)?|postponed|rescheduled|brought forward|"
@@ -84,9 +86,17 @@ def _corrected(a: Parts, b: Parts) -> str | None:
         held = (when and when <= dates(b.text)) or (hour and hour <= clocks(b.text)) or \
             (not when and not hour and re.search(rf"\b{re.escape(value)}\b", body(b.text),
                                                  re.I if value.lower() in MONTHS else 0))
-        if held and _shared(a, b):
+        # a numbered thing ("year 4", "room 12") is anyone's: the same person must hold it
+        own = value[:1].isupper() or when or hour or _opener(a) == _opener(b)
+        if held and _shared(a, b) and own:
             return f"'{value}' taken back ({', '.join(sorted(_shared(a, b)))})"
     return None
+
+
+def _opener(p: Parts) -> str:
+    """Whose statement it is: the name it opens with, without a possessive."""
+    first = (words(body(p.text))[:1] or [""])[0]
+    return stem(first.removesuffix("'s").removesuffix("’s")) if first[:1].isupper() else ""
 
 
 _OWNER = re.compile(r"^[A-Z][a-z]+(?:'s|’s) ")
