@@ -32,6 +32,17 @@ def test_first_and_second_person_become_the_speakers(said, speaker, addressee, e
     assert resolve_pronouns(said, speaker, addressee) == expected
 
 
+@pytest.mark.parametrize("said,stated", [
+    ("Hannah and I are expecting our second", "Hannah and Leo are expecting Leo's second"),
+    ("Sven and I've been together for years", "Sven and Leo have been together for years"),
+    ("My cousin and I run a stall on Saturdays", "Leo's cousin and Leo run a stall on Saturdays"),
+    # "and" between two clauses: each "I" is one person again
+    ("I like it and I go there often", "Leo likes it and Leo goes there often"),
+])
+def test_i_joined_to_someone_by_and_keeps_a_plural_verb(said, stated):
+    assert resolve_pronouns(said, "Leo", "Tom") == stated
+
+
 def test_without_a_listener_you_stays_you():
     assert resolve_pronouns("I told you so.", "Ana", None) == "Ana told you so."
 

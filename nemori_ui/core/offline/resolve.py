@@ -41,19 +41,23 @@ spun split spread struck swore swept swung tore upset wept learnt spelt dreamt b
 spilt spoilt""".split())
 _IRREGULAR_3RD = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "are": "is",
                   "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't"}
+# (said, as one person's, as one of two joined by "and": "Sven and I've" → "Sven and Leo have")
 _CONTRACTIONS = [
-    (r"I'm|I am", "{n} is"), (r"I've|I have", "{n} has"), (r"I'll", "{n} will"),
-    (r"I'd", "{n} would"), (r"I was", "{n} was"),
-    (r"you're|you are", "{n} is"), (r"you've|you have", "{n} has"), (r"you'll", "{n} will"),
-    (r"you'd", "{n} would"), (r"you were", "{n} was"),
+    (r"I'm|I am", "{n} is", "{n} are"), (r"I've|I have", "{n} has", "{n} have"),
+    (r"I'll", "{n} will", "{n} will"), (r"I'd", "{n} would", "{n} would"),
+    (r"I was", "{n} was", "{n} were"),
+    (r"you're|you are", "{n} is", "{n} are"), (r"you've|you have", "{n} has", "{n} have"),
+    (r"you'll", "{n} will", "{n} will"), (r"you'd", "{n} would", "{n} would"),
+    (r"you were", "{n} was", "{n} were"),
 ]
 _WE_FORMS = [(re.compile(rf"\b[Ww]e(?:{pat})\b"), verb) for pat, verb in
              (("'re| are", " are"), ("'ve| have", " have"), ("'ll", " will"), ("'d", " would"))] + \
     [(re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]urselves)\b"), "")]
-_CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), rep)
-                   for pat, rep in _CONTRACTIONS]
+_CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), one, two)
+                   for pat, one, two in _CONTRACTIONS]
 _WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(ADVERBS)) +
                          r")\s+)*)([a-z][a-z']*)\b", re.I)
+_JOINED = re.compile(r"\b(?:and|&)\s+$")
 # words after "I" / "you" that are no verb to agree: "you and Tosca are invited"
 _NOT_VERBS = frozenset("and or nor but both all two too alone guys".split())
 # "you" starts a clause (a subject) here; elsewhere it is an object and takes no verb agreement
@@ -241,11 +245,17 @@ _COMPOUND = re.compile(r"\b\w+(?:['’]s)?(?:-\w+)+\b")
 
 def _resolve(text: str, speaker: str, addressee: str | None) -> str:
     names = {"I": speaker, "you": addressee}
-    for pattern, rep in _CONTRACTION_RE:
+    def joined(before: str) -> bool:
+        # "Sven and I have", "Hannah and I are": one subject of two, its verb plural
+        found = _JOINED.search(before)
+        return bool(found) and not has_verb(re.split(r"[,;:.!?]", before[:found.start()])[-1],
+                                            False)
+    for pattern, one, two in _CONTRACTION_RE:
         if "you" in pattern.pattern and not addressee:
             continue
         name = addressee if "you" in pattern.pattern else speaker
-        text = pattern.sub(rep.format(n=name), text)
+        text = pattern.sub(lambda m, n=name, one=one, two=two:
+                           (two if joined(m.string[:m.start()]) else one).format(n=n), text)
 
     def agree(m: re.Match) -> str:
         who, adverbs, verb = m.group(1), m.group(2), m.group(3)
@@ -254,6 +264,8 @@ def _resolve(text: str, speaker: str, addressee: str | None) -> str:
             return m.group(0)
         if who.lower() == "you" and not _SUBJECT_YOU.search(text[:m.start()]):
             return m.group(0)
+        if joined(text[:m.start()]):
+            return f"{who}\0{adverbs}{verb}"
         return f"{who}\0{adverbs}{third_person(verb) if _is_present(verb) else verb}"
     text = _WORD_AFTER.sub(agree, text).replace("I\0", f"{speaker} ")
     if addressee:
