@@ -146,7 +146,7 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
         # "I met Ana, Luis and Marta", "a flat in Lisbon, Campo de Ourique"
         listed = m.group(0).strip() == "," and not has_verb(right.split(",")[0])
         # "My partner Sven and I ...": a bare "and" after a person joins a subject
-        joined = bare and _PERSON_AND.match(left.strip())
+        joined = bare and _PERSON_AND.match(re.split(r"[,;:.!?]", left)[-1].strip())
         if len(right.split()) >= shortest and left.strip() and not listed and not joined and \
                 (not bare or len(left.split()) >= shortest):
             parts.append(left.strip(" ,;"))
