@@ -55,6 +55,13 @@ def test_he_or_she_is_named_by_the_third_party_the_message_introduced():
     assert standalone.judge("He works at the port", SPEAKERS, [])[0] is None
 
 
+def test_the_listener_addressed_by_a_short_name_is_no_third_party():
+    # "they" after "Thanks, Luci!" is not Lucia: she is spoken to, and "they" are the friends
+    said = "Thanks, Luci! My friends are my rocks, they keep me going."
+    assert referents.referents(said, SPEAKERS) == []
+    assert referents.referents("Thanks, Luci! Marco says hi.", SPEAKERS) == ["Marco"]
+
+
 def test_a_name_said_with_whose_it_is_names_the_person_not_the_possessive():
     earlier = referents.referents("Okay, the bad part: Nuno's contract got cut.", SPEAKERS)
     assert earlier == ["Nuno"]

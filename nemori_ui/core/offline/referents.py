@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .resolve import ADVERBS, PAST_FORMS
+from .resolve import ADVERBS, PAST_FORMS, addresses
 from .text import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, sentences, words
 
 _KIN = re.compile(r"\b(?:my|our)\s+((?:[a-z]+\s+)?(?:sister|brother|mum|mom|mother|dad|father|"
@@ -64,7 +64,8 @@ def referents(text: str, speakers: list[str]) -> list[str]:
         while i < len(said):
             # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
             # an acronym ("SIM", "API") or a weekday names no "he" or "she"
-            if is_name(said[i]) and said[i] not in speakers and not said[i].isupper() \
+            # a speaker's name or its short form ("Thanks, Mel!") is who is spoken to or about
+            if is_name(said[i]) and not addresses(said[i], speakers) and not said[i].isupper() \
                     and said[i].lower() not in WEEKDAYS \
                     and (i == 0 or said[i - 1].lower() not in _PLACE_BEFORE) \
                     and (i > 0 or _verb(said[1:2])):
