@@ -62,6 +62,8 @@ def test_third_person_of_a_verb(verb, third):
     ("My brother Kofi and I built a shed last summer.",
      ["My brother Kofi and I built a shed last summer."]),
     ("Oh, guess what: Kofi and I built a shed.", ["Oh, guess what: Kofi and I built a shed."]),
+    ("Also my aunt and I are going to Accra in May.",
+     ["Also my aunt and I are going to Accra in May."]),
     ("The office is in the old harbour district, so I cycle to work along the river.",
      ["The office is in the old harbour district", "I cycle to work along the river."]),
     ("I moved in March and I'm renting a small house.",

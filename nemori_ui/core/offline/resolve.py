@@ -100,7 +100,7 @@ def split_ask(sentence: str) -> list[str]:
     return [head + ".", tail.group(1)]
 
 
-_BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
+BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
 can could may might must should shall won't can't don't doesn't didn't isn't aren't wasn't
 weren't hasn't haven't hadn't couldn't wouldn't shouldn't""".split())
 
@@ -119,7 +119,7 @@ def has_verb(clause: str, s_forms: bool = True) -> bool:
         low = w.lower().replace("’", "'")
         if i and said[i - 1].lower() in _SUBJECT_PRONOUNS:
             return True       # "I cycle", "we work": the word after a subject is its verb
-        if low in _BE_HAVE_DO or low in PAST_FORMS or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
+        if low in BE_HAVE_DO or low in PAST_FORMS or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
                 or (len(low) > 4 and low.endswith("ed")) \
                 or (s_forms and w[:1].islower() and len(low) > 3 and low.endswith("s")
                     and not low.endswith("ss")):
@@ -127,7 +127,8 @@ def has_verb(clause: str, s_forms: bool = True) -> bool:
     return False
 
 
-_PERSON_AND = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)$")
+# ends with a person, no verb before it: "my mum", "My partner Sven", "Also Anika"
+_PERSON_AND = re.compile(r"(?:^|\s)(?:(?:[Mm]y|[Oo]ur)\s+[a-z]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)$")
 
 
 def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
@@ -146,7 +147,8 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
         # "I met Ana, Luis and Marta", "a flat in Lisbon, Campo de Ourique"
         listed = m.group(0).strip() == "," and not has_verb(right.split(",")[0])
         # "My partner Sven and I ...": a bare "and" after a person joins a subject
-        joined = bare and _PERSON_AND.match(re.split(r"[,;:.!?]", left)[-1].strip())
+        before = re.split(r"[,;:.!?]", left)[-1].strip()
+        joined = bare and _PERSON_AND.search(before) and not has_verb(before, False)
         if len(right.split()) >= shortest and left.strip() and not listed and not joined and \
                 (not bare or len(left.split()) >= shortest):
             parts.append(left.strip(" ,;"))
