@@ -30,6 +30,8 @@ def test_clauses_about_someone_named_or_the_speaker_stand(clause):
     ("Not the week I hoped for", "general remark"),
     ("I loved it so much", "refers"),
     ("I'd fall asleep by nine", "hypothetical"),
+    ("My cousin and her wife might move to Cork", "hypothetical"),
+    ("I've booked another one for June", "refers"),
     ("Tomorrow sounds good to me", "general remark"),
     ("Three weeks to go", "general remark"),
     # what someone said or thought of an unnamed "it"
@@ -44,6 +46,10 @@ def test_clauses_about_someone_named_or_the_speaker_stand(clause):
 def test_clauses_that_cannot_stand_alone_are_left_out_with_a_reason(clause, why):
     subject, reason = standalone.judge(clause, SPEAKERS, [])
     assert subject is None and why in reason
+
+
+def test_a_would_inside_what_a_past_verb_reports_is_no_hypothetical():
+    assert standalone.judge("Lucia said she would bring the tent", SPEAKERS, [])[0] == "Lucia"
 
 
 def test_he_or_she_is_named_by_the_third_party_the_message_introduced():

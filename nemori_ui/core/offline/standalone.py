@@ -26,7 +26,7 @@ import re
 
 from .dates import RELATIVE
 from .referents import AFTER_NAME, first_word, is_name
-from .resolve import PAST_FORMS, addresses, has_verb
+from .resolve import BE_HAVE_DO, PAST_FORMS, addresses, has_verb
 from .text import MONTHS, STOPWORDS, WEEKDAYS, words
 
 SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
@@ -37,7 +37,7 @@ THIRD = frozenset("he she he's she's he'll she'll he'd she'd his her him they th
 REFERENCE = frozenset("it it's its that that's this these those there there's here here's "
                       "which what who whoever one".split())
 # an object pronoun or a place adverb that points back at something unnamed
-_DANGLING = re.compile(r"\b(?:it|them|there|this one|that one)\b(?!['’]s)(?! (?:is|are|was|were)\b)",
+_DANGLING = re.compile(r"\b(?:it|them|there|this one|that one|another one)\b(?!['’]s)(?! (?:is|are|was|were)\b)",
                        re.I)
 # what someone said or thought of a thing left unnamed: "Dr Okafor said it's promising"
 _REPORTED_IT = re.compile(r"\b(?:said|says|say|thinks|think|thought|reckons|reckon)\s+(?:that\s+)?"
@@ -137,6 +137,19 @@ def _owner(word: str) -> str:
     return word.removesuffix("'s").removesuffix("’s")
 
 
+def _modal_first(after_subject: list[str]) -> bool:
+    """A "would" / "could" / "might" / "should" comes before any other verb: the subject's
+    own verb is hypothetical ("She and her husband might move"), not one inside what a
+    past verb reports ("Ana said she would come")."""
+    for w in after_subject:
+        low = w.lower()
+        if low in _HYPOTHETICAL:
+            return True
+        if low in BE_HAVE_DO or low in PAST_FORMS or (low.endswith("ed") and len(low) > 4):
+            return False
+    return False
+
+
 def judge(clause: str, speakers: list[str], earlier: list[str],
           one_listener: bool = False) -> tuple[str | None, str]:
     """(subject, reason): the subject the statement will name, or None and why it cannot.
@@ -196,8 +209,7 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
         return None, "a fragment with no verb"
     if _ELLIPSIS.match(clause):
         return None, "an answer that leaves what was done to the question"
-    verb = (words(clause)[1:2] or [""])[0].lower()
-    if verb in _HYPOTHETICAL or low.endswith("'d"):
+    if _modal_first(words(clause)[1:6]) or low.endswith("'d"):
         return None, "a hypothetical ('would', 'could', 'might'), not a fact"
     dangling = _DANGLING.search(clause) or _REPORTED_IT.search(clause)
     if dangling:
