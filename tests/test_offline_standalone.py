@@ -32,6 +32,7 @@ def test_clauses_about_someone_named_or_the_speaker_stand(clause):
     ("I'd fall asleep by nine", "hypothetical"),
     ("My cousin and her wife might move to Cork", "hypothetical"),
     ("I've booked another one for June", "refers"),
+    ("I met him at your birthday", "refers"),
     ("Tomorrow sounds good to me", "general remark"),
     ("Three weeks to go", "general remark"),
     # what someone said or thought of an unnamed "it"
@@ -46,6 +47,11 @@ def test_clauses_about_someone_named_or_the_speaker_stand(clause):
 def test_clauses_that_cannot_stand_alone_are_left_out_with_a_reason(clause, why):
     subject, reason = standalone.judge(clause, SPEAKERS, [])
     assert subject is None and why in reason
+
+
+def test_a_him_after_the_third_party_it_stands_for_is_named():
+    clause = "My brother Theo wants to come if work gives him the day off"
+    assert standalone.judge(clause, SPEAKERS, [])[0] == "self"
 
 
 def test_a_would_inside_what_a_past_verb_reports_is_no_hypothetical():

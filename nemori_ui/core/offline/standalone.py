@@ -137,6 +137,19 @@ def _owner(word: str) -> str:
     return word.removesuffix("'s").removesuffix("’s")
 
 
+_HIM = re.compile(r"\bhim\b", re.I)
+
+
+def _unnamed_him(clause: str, speakers: list[str]) -> re.Match | None:
+    """A "him" with no third party named before it: "Yara met him at the party" (Leo, in "Leo
+    wants to come if the café gives him the day off", is named)."""
+    found = _HIM.search(clause)
+    if found and not any(is_name(w) and not addresses(w, speakers)
+                         for w in words(clause[:found.start()])):
+        return found
+    return None
+
+
 def _modal_first(after_subject: list[str]) -> bool:
     """A "would" / "could" / "might" / "should" comes before any other verb: the subject's
     own verb is hypothetical ("She and her husband might move"), not one inside what a
@@ -211,7 +224,8 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
         return None, "an answer that leaves what was done to the question"
     if _modal_first(words(clause)[1:6]) or low.endswith("'d"):
         return None, "a hypothetical ('would', 'could', 'might'), not a fact"
-    dangling = _DANGLING.search(clause) or _REPORTED_IT.search(clause)
+    dangling = _DANGLING.search(clause) or _REPORTED_IT.search(clause) \
+        or _unnamed_him(clause, speakers)
     if dangling:
         return None, f"'{dangling.group(0)}' refers to something the statement does not name"
     return subject, ""
