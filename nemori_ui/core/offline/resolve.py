@@ -137,7 +137,8 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
     A colon between two clauses cuts too ("You missed a big one: Dana dropped Jira"): what
     each says is judged on its own. Before a label ("Quick update: ...") it does not."""
     left, colon, right = sentence.partition(": ")
-    if colon and has_verb(left, s_forms=False) and has_verb(right) and len(right.split()) >= shortest:
+    if colon and has_verb(left, s_forms=False) and has_verb(right) \
+            and len(right.split()) >= shortest:
         return split_clauses(left, shortest) + split_clauses(right, shortest)
     parts, start = [], 0
     for m in _CLAUSE_JOIN.finditer(sentence):
@@ -247,11 +248,13 @@ _COMPOUND = re.compile(r"\b\w+(?:['’]s)?(?:-\w+)+\b")
 
 def _resolve(text: str, speaker: str, addressee: str | None) -> str:
     names = {"I": speaker, "you": addressee}
+
     def joined(before: str) -> bool:
         # "Sven and I have", "Hannah and I are": one subject of two, its verb plural
         found = _JOINED.search(before)
         return bool(found) and not has_verb(re.split(r"[,;:.!?]", before[:found.start()])[-1],
                                             False)
+
     for pattern, one, two in _CONTRACTION_RE:
         if "you" in pattern.pattern and not addressee:
             continue

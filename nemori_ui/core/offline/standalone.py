@@ -37,8 +37,8 @@ THIRD = frozenset("he she he's she's he'll she'll he'd she'd his her him they th
 REFERENCE = frozenset("it it's its that that's this these those there there's here here's "
                       "which what who whoever one".split())
 # an object pronoun or a place adverb that points back at something unnamed
-_DANGLING = re.compile(r"\b(?:it|them|there|this one|that one|another one)\b(?!['’]s)(?! (?:is|are|was|were)\b)",
-                       re.I)
+_DANGLING = re.compile(r"\b(?:it|them|there|this one|that one|another one)\b(?!['’]s)"
+                       r"(?! (?:is|are|was|were)\b)", re.I)
 # what someone said or thought of a thing left unnamed: "Dr Okafor said it's promising"
 _REPORTED_IT = re.compile(r"\b(?:said|says|say|thinks|think|thought|reckons|reckon)\s+(?:that\s+)?"
                           r"(?:it|it's|it’s|it is|it was)\b", re.I)
@@ -102,7 +102,7 @@ def listener_fact(clause: str, speakers: list[str]) -> bool:
 # prepositions that open a phrase of time or place set before a clause's subject
 _FRONTING = frozenset("at in on from after before since during by until till over through "
                       "around throughout within".split())
-_PERSONAL = SELF | LISTENER | THIRD - {"him", "them", "us", "me"}
+_PERSONAL = (SELF | LISTENER | THIRD) - {"him", "them", "us", "me"}
 
 
 def fronted(clause: str) -> tuple[str, str]:
