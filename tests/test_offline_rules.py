@@ -32,17 +32,6 @@ def test_first_and_second_person_become_the_speakers(said, speaker, addressee, e
     assert resolve_pronouns(said, speaker, addressee) == expected
 
 
-@pytest.mark.parametrize("said,stated", [
-    ("Hannah and I are expecting our second", "Hannah and Leo are expecting Leo's second"),
-    ("Sven and I've been together for years", "Sven and Leo have been together for years"),
-    ("My cousin and I run a stall on Saturdays", "Leo's cousin and Leo run a stall on Saturdays"),
-    # "and" between two clauses: each "I" is one person again
-    ("I like it and I go there often", "Leo likes it and Leo goes there often"),
-])
-def test_i_joined_to_someone_by_and_keeps_a_plural_verb(said, stated):
-    assert resolve_pronouns(said, "Leo", "Tom") == stated
-
-
 def test_without_a_listener_you_stays_you():
     assert resolve_pronouns("I told you so.", "Ana", None) == "Ana told you so."
 
@@ -169,16 +158,6 @@ def test_a_plan_is_not_read_as_taking_leave(line):
     assert decision is None or "leave" not in decision.reason
 
 
-@pytest.mark.parametrize("line", ["I'm on nights from the 9th.", "The shed is 3 by 4.",
-                                  "Her flight lands at 6 on Sunday."])
-def test_a_short_number_is_content_enough_for_a_fact(line):
-    assert rule(line) is None
-
-
-def test_a_number_alone_is_still_too_little():
-    assert "too little" in rule("Back in 10.").reason
-
-
 def test_no_way_that_opens_a_clause_keeps_its_negation():
     # "No way we're hiring anyone this year" says the opposite of "we're hiring anyone"
     assert strip_openers("No way we're hiring anyone this year", []).lower().startswith("no way")
@@ -208,16 +187,6 @@ def test_a_complaint_only_a_little_nearer_talk_is_talk_at_the_default_margin():
     from nemori_ui.core.config import OfflineThresholds
     default = PhaticClassifier(load_minilm(), OfflineThresholds().phatic_margin)
     assert default.decide(["Deadlines are killing me."])[0].kind == PHATIC_KIND
-
-
-def test_how_the_week_is_going_is_talk_and_a_dated_change_a_fact():
-    # a state of the moment is gone by the next conversation; a contract's end is not
-    from nemori_ui.core.config import OfflineThresholds
-    default = PhaticClassifier(load_minilm(), OfflineThresholds().phatic_margin)
-    decided = default.decide(["My head's been all over the place since Monday.",
-                              "The office is freezing and grey as always.",
-                              "Her internship at the museum ends in June."])
-    assert [d.kind for d in decided] == [PHATIC_KIND, PHATIC_KIND, KNOWLEDGE_KIND]
 
 
 @pytest.mark.parametrize("new,old", [

@@ -1,0 +1,84 @@
+"""How a clause becomes a statement a reader would accept: who it is about when a phrase, a
+colon or an "and I" comes first, which pronouns it may keep, and what counts as content."""
+
+from datetime import datetime
+
+import pytest
+
+from nemori_ui.core.config import OfflineThresholds
+from nemori_ui.core.embed.minilm import load_minilm
+from nemori_ui.core.models import Message
+from nemori_ui.core.offline import referents, standalone
+from nemori_ui.core.offline.knowledge import _standalone, _statement
+from nemori_ui.core.offline.phatic import KNOWLEDGE_KIND, PHATIC_KIND, PhaticClassifier, rule
+from nemori_ui.core.offline.resolve import resolve_pronouns
+
+SPEAKERS = ["Rafa", "Lucia"]
+
+
+def test_a_him_after_the_third_party_it_stands_for_is_named():
+    clause = "My brother Theo wants to come if work gives him the day off"
+    assert standalone.judge(clause, SPEAKERS, [])[0] == "self"
+
+
+def test_a_would_inside_what_a_past_verb_reports_is_no_hypothetical():
+    assert standalone.judge("Lucia said she would bring the tent", SPEAKERS, [])[0] == "Lucia"
+
+
+def test_the_listener_addressed_by_a_short_name_is_no_third_party():
+    # "they" after "Thanks, Luci!" is not Lucia: she is spoken to, and "they" are the friends
+    said = "Thanks, Luci! My friends are my rocks, they keep me going."
+    assert referents.referents(said, SPEAKERS) == []
+    assert referents.referents("Thanks, Luci! Marco says hi.", SPEAKERS) == ["Marco"]
+
+
+@pytest.mark.parametrize("said,stated", [
+    ("In April I started night classes in pharmacy.",
+     "In April Rafa started night classes in pharmacy."),
+    ("After the funeral my uncle Tomas sold the farm.",
+     "After the funeral Rafa's uncle Tomas sold the farm."),
+    ("At the workshop Ines showed everyone her loom.",
+     "At the workshop Ines showed everyone her loom."),
+])
+def test_a_phrase_of_time_or_place_before_the_subject_keeps_the_statement(said, stated):
+    m = Message(id="m0001", speaker="Rafa", text=said, timestamp=datetime(2024, 5, 1, 9, 0))
+    clause, why = _standalone(said.rstrip("."), m, SPEAKERS)
+    assert clause is not None, why
+    assert _statement(clause, m, "Lucia") == stated
+
+
+@pytest.mark.parametrize("clause", ["In the Lisbon office every single day",
+                                    "At the end of the day it's fine",
+                                    "With Lucia on the phone all evening"])
+def test_a_phrase_with_no_subject_after_it_is_no_statement(clause):
+    assert standalone.fronted(clause) == ("", clause)
+
+
+@pytest.mark.parametrize("said,stated", [
+    ("Hannah and I are expecting our second", "Hannah and Leo are expecting Leo's second"),
+    ("Sven and I've been together for years", "Sven and Leo have been together for years"),
+    ("My cousin and I run a stall on Saturdays", "Leo's cousin and Leo run a stall on Saturdays"),
+    # "and" between two clauses: each "I" is one person again
+    ("I like it and I go there often", "Leo likes it and Leo goes there often"),
+])
+def test_i_joined_to_someone_by_and_keeps_a_plural_verb(said, stated):
+    assert resolve_pronouns(said, "Leo", "Tom") == stated
+
+
+@pytest.mark.parametrize("line", ["I'm on nights from the 9th.", "The shed is 3 by 4.",
+                                  "Her flight lands at 6 on Sunday."])
+def test_a_short_number_is_content_enough_for_a_fact(line):
+    assert rule(line) is None
+
+
+def test_a_number_alone_is_still_too_little():
+    assert "too little" in rule("Back in 10.").reason
+
+
+def test_how_the_week_is_going_is_talk_and_a_dated_change_a_fact():
+    # a state of the moment is gone by the next conversation; a contract's end is not
+    default = PhaticClassifier(load_minilm(), OfflineThresholds().phatic_margin)
+    decided = default.decide(["My head's been all over the place since Monday.",
+                              "The office is freezing and grey as always.",
+                              "Her internship at the museum ends in June."])
+    assert [d.kind for d in decided] == [PHATIC_KIND, PHATIC_KIND, KNOWLEDGE_KIND]
