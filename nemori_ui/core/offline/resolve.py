@@ -100,12 +100,25 @@ def split_ask(sentence: str) -> list[str]:
     return [head + ".", tail.group(1)]
 
 
-BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
+_BE_HAVE_DO = frozenset("""is are was were be been being am has have had do does did will would
 can could may might must should shall won't can't don't doesn't didn't isn't aren't wasn't
 weren't hasn't haven't hadn't couldn't wouldn't shouldn't""".split())
 
 
 _SUBJECT_PRONOUNS = frozenset("i we you they he she".split())
+
+
+def tensed(low: str) -> bool:
+    """A lower-case word that is a verb form wherever it stands: be, have, do or a modal, a
+    past form, or a word in -ed."""
+    return low in _BE_HAVE_DO or low in PAST_FORMS or (len(low) > 4 and low.endswith("ed"))
+
+
+def subject_so_far(text: str) -> str:
+    """The words since the last punctuation mark, when no verb is among them: what precedes
+    an "and I" there is one subject with it ("Also my mum and I ..."); "" otherwise."""
+    since = re.split(r"[,;:.!?]", text)[-1].strip()
+    return "" if has_verb(since, False) else since
 
 
 def has_verb(clause: str, s_forms: bool = True) -> bool:
@@ -119,8 +132,7 @@ def has_verb(clause: str, s_forms: bool = True) -> bool:
         low = w.lower().replace("’", "'")
         if i and said[i - 1].lower() in _SUBJECT_PRONOUNS:
             return True       # "I cycle", "we work": the word after a subject is its verb
-        if low in BE_HAVE_DO or low in PAST_FORMS or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
-                or (len(low) > 4 and low.endswith("ed")) \
+        if tensed(low) or re.search(r"'(?:s|re|ve|ll|d|m)$", low) \
                 or (s_forms and w[:1].islower() and len(low) > 3 and low.endswith("s")
                     and not low.endswith("ss")):
             return True
@@ -148,8 +160,7 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
         # "I met Ana, Luis and Marta", "a flat in Lisbon, Campo de Ourique"
         listed = m.group(0).strip() == "," and not has_verb(right.split(",")[0])
         # "My partner Sven and I ...": a bare "and" after a person joins a subject
-        before = re.split(r"[,;:.!?]", left)[-1].strip()
-        joined = bare and _PERSON_AND.search(before) and not has_verb(before, False)
+        joined = bare and _PERSON_AND.search(subject_so_far(left))
         if len(right.split()) >= shortest and left.strip() and not listed and not joined and \
                 (not bare or len(left.split()) >= shortest):
             parts.append(left.strip(" ,;"))
@@ -252,8 +263,7 @@ def _resolve(text: str, speaker: str, addressee: str | None) -> str:
     def joined(before: str) -> bool:
         # "Sven and I have", "Hannah and I are": one subject of two, its verb plural
         found = _JOINED.search(before)
-        return bool(found) and not has_verb(re.split(r"[,;:.!?]", before[:found.start()])[-1],
-                                            False)
+        return bool(found) and bool(subject_so_far(before[:found.start()]))
 
     for pattern, one, two in _CONTRACTION_RE:
         if "you" in pattern.pattern and not addressee:

@@ -26,7 +26,7 @@ import re
 
 from .dates import RELATIVE
 from .referents import AFTER_NAME, first_word, is_name
-from .resolve import BE_HAVE_DO, PAST_FORMS, addresses, has_verb
+from .resolve import PAST_FORMS, addresses, has_verb, tensed
 from .text import MONTHS, STOPWORDS, WEEKDAYS, words
 
 SELF = frozenset("i i'm i've i'll i'd im ive my mine me myself we we're we've we'll we'd our "
@@ -158,7 +158,7 @@ def _modal_first(after_subject: list[str]) -> bool:
         low = w.lower()
         if low in _HYPOTHETICAL:
             return True
-        if low in BE_HAVE_DO or low in PAST_FORMS or (low.endswith("ed") and len(low) > 4):
+        if tensed(low):
             return False
     return False
 
