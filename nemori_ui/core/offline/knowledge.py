@@ -14,7 +14,7 @@ from .spelt_out import explicit_change
 from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
-from . import referents, standalone
+from . import kin, referents, standalone
 from .resolve import (normalise_chat, resolve_pronouns, split_ask, split_clauses,
                       strip_openers)
 from .text import content_words, sentences, words
@@ -71,8 +71,10 @@ def _standalone(clause: str, m: Message, speakers: list[str],
     clause = standalone.without_own_name(clause, m.speaker)
     if clause is None:
         return None, "a self-introduction: who says it is known from every line"
-    clause = referents.name_there(clause, said, speakers)
+    clause = kin.own_kin(referents.name_there(clause, said, speakers))
     earlier = referents.referents(said, speakers)
+    if not earlier:
+        clause = kin.with_kin(clause, said) or clause
     if not earlier and referents.first_word(clause).lower() in referents.HE_SHE:
         earlier = [p for p in [referents.person_before([b.text for b in before[-2:]],
                                                         speakers)] if p]
@@ -83,7 +85,7 @@ def _standalone(clause: str, m: Message, speakers: list[str],
     if subject == standalone.DROPPED_I:
         clause = "I " + clause[:1].lower() + clause[1:]
     elif subject != "self" and referents.first_word(clause).lower() in standalone.THIRD:
-        clause = referents.name_third_person(clause, subject)
+        clause = kin.own_kin(referents.name_third_person(clause, subject))
     return clause, ""
 
 
