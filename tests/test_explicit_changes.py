@@ -188,3 +188,25 @@ def test_a_switch_of_numbered_plan_is_spelt_out_for_the_one_who_holds_it():
                            "Ana is on Fibre 100, the cheapest plan with the old router.")
     assert not explicit_change("Ana will switch over to Fibre 500 on Friday.",
                                "Ben is on Fibre 100, the cheapest plan.")
+
+
+@pytest.mark.parametrize("new,old", [
+    # what "quit" ends is in its own clause; the clause after the comma only explains why
+    ("Nadia quit the choir, the night shifts made rehearsals impossible.",
+     "Nadia is working night shifts from August."),
+    ("Omar stopped the piano lessons because his hours at the garage went up.",
+     "Omar is doing extra hours at the garage."),
+    ("Jo cancelled the gym membership, and her running club meets every Tuesday.",
+     "Jo goes to the running club every Tuesday."),
+])
+def test_an_ending_ends_only_what_its_own_clause_names(new, old):
+    assert not conflict(new, old), (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Nadia quit the choir, the night shifts made rehearsals impossible.",
+     "Nadia sings in the choir every Thursday."),
+    ("Kim and Alex split up.", "Kim is dating Alex."),
+])
+def test_an_ending_still_ends_what_its_clause_names(new, old):
+    assert conflict(new, old), (new, old)

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 
-from .facts import change_cue, proper_names, stem
+from .facts import change_cue, key_words, proper_names, stem
 from .parts import GENERIC, Parts, parts, who
-from .routines import NEGATED_BEFORE, routine_change
+from .routines import NEGATED_BEFORE, ended_scope, routine_change
 from .spelt_out import explicit, rechosen
 from .text import MONTHS, body, quantities, words
 
@@ -63,9 +63,15 @@ def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
     shared_attr = a.attributes & b.attributes
     said = body(a.text).lower()
     ended = cue in _CEASE and not NEGATED_BEFORE.search(said[:max(0, said.find(cue))])
-    if a.kind == "change" and ended and b.kind != "change" and not b.negated \
-            and (a.names & b.names or (shared_attr and a.keys & b.keys)):
-        return f"{', '.join(sorted(a.names & b.names or a.keys & b.keys))} ended ('{cue}')"
+    if a.kind == "change" and ended and b.kind != "change" and not b.negated:
+        # what the cue ends is in its own clause: "quit the ceramics class, the night shifts
+        # made Thursdays impossible" ends the class, not the night shifts
+        at = said.find(cue)
+        scope = ended_scope(body(a.text), at, at + len(cue), cue in ("anymore", "any more"))
+        names = a.names & b.names & {stem(w) for w in words(scope)}
+        keys = a.keys & b.keys & key_words(scope)
+        if names or (shared_attr and keys):
+            return f"{', '.join(sorted(names or keys))} ended ('{cue}')"
     if a.kind == "change" and shared_attr and b.names and a.names - b.names \
             and (not a.names & b.names or shared_attr & SINGLE):
         # moved to another place (again), or took a post of the one attribute held at a time

@@ -79,6 +79,23 @@ def _words(text: str) -> set[str]:
             and w.lower() not in ADVERBS} - GENERIC
 
 
+# where a clause ends, for what a cessation cue ends
+_CLAUSE_END = re.compile(r"[,;:.!?]|\s(?:and|but|because|so|since|as|while|when)\s")
+
+
+def ended_scope(text: str, start: int, end: int, closing: bool) -> str:
+    """What a cessation cue at text[start:end] ends: the rest of its clause ("quit the ceramics
+    class, the night shifts made Thursdays impossible" ends the class, not the shifts), or the
+    clause before it for a cue that closes it ("doesn't teach yoga anymore", "Kim and Alex
+    broke up")."""
+    stop = _CLAUSE_END.search(text[end:])
+    after = text[end:end + stop.start()] if stop else text[end:]
+    if closing or not words(after):
+        starts = [m.end() for m in _CLAUSE_END.finditer(text[:start])]
+        return text[starts[-1] if starts else 0:start]
+    return after
+
+
 def ended(a: Parts, b: Parts) -> str | None:
     cue = _ENDED.search(body(a.text))
     if not cue or b.negated or b.kind == "change" or not _ONGOING.search(body(b.text)):
@@ -86,8 +103,8 @@ def ended(a: Parts, b: Parts) -> str | None:
     closing = cue.group(1).lower() in ("anymore", "any more")    # "doesn't teach yoga anymore"
     if not closing and NEGATED_BEFORE.search(body(a.text)[:cue.start()]):
         return None     # "won't quit", "never gave up" end nothing
-    after = body(a.text)[:cue.start()] if closing else body(a.text)[cue.end():]
-    shared = a.names & b.names
+    after = ended_scope(body(a.text), cue.start(), cue.end(), closing)
+    shared = a.names & b.names & {stem(w) for w in words(after)}
     if not shared and cue.group(1).lower() not in ("left", "dropped"):
         # "left" and "dropped" end a named thing only ("left The Foxes", not "left the party")
         shared = _words(after) & _words(body(b.text)) - {stem(cue.group(1))}
