@@ -4,7 +4,8 @@ import pytest
 
 from nemori_ui.core.offline import referents, standalone
 from nemori_ui.core.offline.phatic import rule
-from nemori_ui.core.offline.resolve import normalise_chat, resolve_pronouns, strip_openers
+from nemori_ui.core.offline.resolve import resolve_pronouns, strip_openers
+from nemori_ui.core.offline.text import normalise_chat
 
 SPEAKERS = ["Rafa", "Lucia"]
 

@@ -15,9 +15,8 @@ from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
 from . import kin, referents, standalone
-from .resolve import (normalise_chat, resolve_pronouns, split_ask, split_clauses,
-                      strip_openers)
-from .text import content_words, sentences, words
+from .resolve import resolve_pronouns, split_ask, split_clauses, strip_openers
+from .text import content_words, normalise_chat, sentences, words
 
 
 @dataclass(frozen=True)

@@ -60,3 +60,22 @@ def quantities(text: str) -> dict[str, str]:
             elif i + 1 < len(tokens):
                 found[tokens[i + 1]] = tok
     return found
+
+
+# chat spellings of the words the rules read: "im", "dont", "i" (not other typos: those are
+# the speaker's own words and stay as said)
+_CHAT_FORMS = {"i": "I", "im": "I'm", "ive": "I've", "id": "I'd", "dont": "don't",
+               "cant": "can't", "didnt": "didn't", "doesnt": "doesn't", "isnt": "isn't",
+               "wasnt": "wasn't", "arent": "aren't", "havent": "haven't", "hasnt": "hasn't",
+               "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't",
+               "wont": "won't", "thats": "that's", "theres": "there's", "youre": "you're",
+               "u": "you", "r": "are", "shes": "she's", "hes": "he's", "theyre": "they're",
+               "whats": "what's", "hows": "how's", "wheres": "where's"}
+_CHAT_WORD = re.compile(r"\b(" + "|".join(_CHAT_FORMS) + r")\b")
+
+
+def normalise_chat(text: str) -> str:
+    """Standard spellings for the chat forms of pronouns and negations; a line written all in
+    lower case gets its sentences' first letters back."""
+    text = _CHAT_WORD.sub(lambda m: _CHAT_FORMS[m.group(1)], text)
+    return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
