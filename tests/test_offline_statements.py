@@ -11,7 +11,7 @@ from nemori_ui.core.models import Message
 from nemori_ui.core.offline import referents, standalone
 from nemori_ui.core.offline.knowledge import _standalone, _statement
 from nemori_ui.core.offline.phatic import KNOWLEDGE_KIND, PHATIC_KIND, PhaticClassifier, rule
-from nemori_ui.core.offline.resolve import resolve_pronouns
+from nemori_ui.core.offline.resolve import resolve_pronouns, split_clauses
 
 SPEAKERS = ["Rafa", "Lucia"]
 
@@ -82,3 +82,24 @@ def test_how_the_week_is_going_is_talk_and_a_dated_change_a_fact():
                               "The office is freezing and grey as always.",
                               "Her internship at the museum ends in June."])
     assert [d.kind for d in decided] == [PHATIC_KIND, PHATIC_KIND, KNOWLEDGE_KIND]
+
+
+@pytest.mark.parametrize("clause", ["Took me three months", "Told me the shop was closing",
+                                    "Gave us a lift to the station"])
+def test_a_verb_done_to_the_speaker_has_no_subject_to_name(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] is None
+
+
+def test_a_verb_the_speaker_did_keeps_the_speaker():
+    assert standalone.judge("Took the early train to Faro", SPEAKERS, [])[0] is not None
+
+
+@pytest.mark.parametrize("sentence,clauses", [
+    ("My cousins keep asking to borrow the van, they're obsessed.",
+     ["My cousins keep asking to borrow the van", "they're obsessed."]),
+    ("I met Ines at the market, she rocks.", ["I met Ines at the market", "she rocks."]),
+    # a comma before words with no verb goes on with a list
+    ("I went to Porto, Braga and Faro.", ["I went to Porto, Braga and Faro."]),
+])
+def test_a_short_clause_after_a_comma_is_a_clause_of_its_own(sentence, clauses):
+    assert split_clauses(sentence) == clauses

@@ -17,6 +17,7 @@ _SUBJECTS = (r"(?:I|I'm|I've|I'll|I'd|you|you're|we|we're|he|she|they|it|it's|my
 _CLAUSE_JOIN = re.compile(
     r"\s*(?:;|\s[-–—]\s|,\s*(?:but|so|and|because|though|although|while)?\s*(?=" + _SUBJECTS +
     r")|\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'll|we|we're|she|he|they)\b))\s*")
+_PRONOUN_FIRST = re.compile(r"(?:I|we|he|she|they|it)(?:['’](?:m|re|s|ve|ll|d))?\s+\S", re.I)
 _OPENER = re.compile(
     r"^(?:(?:no way(?=\s*[,!.:;-])|oh|ah|wow|yes|yeah|yep|no(?! way\b)|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
     r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|right|indeed|true|also|plus|and|but|"
@@ -142,7 +143,10 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
         listed = m.group(0).strip() == "," and not has_verb(right.split(",")[0])
         # "My partner Sven and I ...": a bare "and" after a person joins a subject
         joined = bare and _PERSON_AND.search(subject_so_far(left))
-        if len(right.split()) >= shortest and left.strip() and not listed and not joined and \
+        # a short clause of its own after a comma: "keep asking to walk Pepper, they're obsessed"
+        spliced = m.group(0).strip() == "," and _PRONOUN_FIRST.match(right) and has_verb(right)
+        if (len(right.split()) >= shortest or spliced) and left.strip() and not listed \
+                and not joined and \
                 (not bare or len(left.split()) >= shortest):
             parts.append(left.strip(" ,;"))
             start = m.end()

@@ -198,6 +198,10 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
         # else was just named ("Pickle is a menace. ate my charger cable")
         if earlier:
             return None, "a verb with no subject, after someone else was named"
+        if words(clause)[1:2] and words(clause)[1].lower() in ("me", "us"):
+            # "Took me three months", "Told me he was leaving": done to the speaker, by
+            # something or someone the clause does not name
+            return None, "a verb with no subject, done to the speaker"
         subject = DROPPED_I
     elif is_name(first) and gerund(first, speakers) and _DATED.search(clause[len(first):]) \
             and not _speaks_of_self(words(clause)):
