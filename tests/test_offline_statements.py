@@ -103,3 +103,18 @@ def test_a_verb_the_speaker_did_keeps_the_speaker():
 ])
 def test_a_short_clause_after_a_comma_is_a_clause_of_its_own(sentence, clauses):
     assert split_clauses(sentence) == clauses
+
+
+@pytest.mark.parametrize("sentence,clauses", [
+    # "but I" after two words: the clause before is talk, the one after a fact of its own
+    ("It's stressful but I want to finish my degree this year.",
+     ["It's stressful", "I want to finish my degree this year."]),
+    # "shed" is a past form, so what follows the comma is a clause, not a list
+    ("They're doing great, Susie shed her skin yesterday!",
+     ["They're doing great", "Susie shed her skin yesterday!"]),
+    # a bare "and" after two words still joins a subject
+    ("My partner and I have been together for years.",
+     ["My partner and I have been together for years."]),
+])
+def test_a_clause_after_but_or_a_past_form_is_cut_off(sentence, clauses):
+    assert split_clauses(sentence) == clauses

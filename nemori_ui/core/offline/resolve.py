@@ -36,10 +36,11 @@ currently""".split())
 PAST_FORMS = frozenset("""was were had did went got saw made took came ate bought found felt said told
 thought knew left met ran began gave kept lost paid put read sent sat slept spent stood taught won
 wrote brought built caught chose drove drank fell flew forgot grew heard held hurt lent let meant
-rode rang rose sang sold shot shut spoke stole swam threw understood woke wore became began bit
+rode rang rose sang sold shed shot shut spoke stole swam threw understood woke wore became began bit
 blew broke dug drew fed fought forgave froze hid hung knelt laid led lit quit set shook sank slid
 spun split spread struck swore swept swung tore upset wept learnt spelt dreamt burnt leapt smelt
-spilt spoilt""".split())
+spilt spoilt fled stuck sought bent bled crept dealt sped spat stung withdrew overcame
+underwent""".split())
 _IRREGULAR_3RD = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "are": "is",
                   "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't"}
 # (said, as one person's, as one of two joined by "and": "Sven and I've" → "Sven and Leo have")
@@ -147,7 +148,8 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
         spliced = m.group(0).strip() == "," and _PRONOUN_FIRST.match(right) and has_verb(right)
         if (len(right.split()) >= shortest or spliced) and left.strip() and not listed \
                 and not joined and \
-                (not bare or len(left.split()) >= shortest):
+                (not bare or len(left.split()) >= shortest
+                 or (m.group(0).strip() in ("but", "so") and len(left.split()) >= 2)):
             parts.append(left.strip(" ,;"))
             start = m.end()
     parts.append(sentence[start:].strip(" ,;"))
