@@ -118,3 +118,24 @@ def test_a_short_clause_after_a_comma_is_a_clause_of_its_own(sentence, clauses):
 ])
 def test_a_clause_after_but_or_a_past_form_is_cut_off(sentence, clauses):
     assert split_clauses(sentence) == clauses
+
+
+@pytest.mark.parametrize("clause", ["Since I was 17 or so", "Although we never met",
+                                    "Until Lucia finds a flat"])
+def test_a_clause_that_opens_with_a_subordinator_and_ends_there_is_a_fragment(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] is None
+
+
+def test_since_before_a_time_is_a_phrase_before_the_subject():
+    assert standalone.fronted("Since May I've been running to work") == \
+        ("Since May", "I've been running to work")
+
+
+@pytest.mark.parametrize("clause", ["Art can be a real mood-booster",
+                                    "Parenting can really be exhausting"])
+def test_what_a_thing_can_be_is_said_of_no_one(clause):
+    assert standalone.judge(clause, SPEAKERS, [])[0] is None
+
+
+def test_what_a_speaker_can_be_is_said_of_them():
+    assert standalone.judge("Lucia can be very stubborn", SPEAKERS, [])[0] == "Lucia"

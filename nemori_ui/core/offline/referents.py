@@ -46,7 +46,8 @@ AFTER_NAME = re.compile(r"^[A-Z]\S*?(?:\s+[A-Z]\S*?){0,2}(?:'s|’s)?\s+"
                         + "|".join(sorted(PAST_FORMS)) + r")\b"
                         r"|^\S+(?:'s|’s)\s(?!" + _IS_OR_HAS_NEXT + r"\b)")
 _NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody someone somebody "
-                       "nobody anyone".split())
+                       "nobody anyone since because although though while whenever unless until "
+                       "once whereas".split())
 _PLACE_BEFORE = frozenset("in to at from near of on into around across through via".split())
 
 

@@ -47,7 +47,8 @@ IMPERATIVE = frozenset("""check look take do don't let try tell go come see make
 remember imagine hope enjoy have get bring send call text grab show stop ask think picture
 count wish join follow watch listen read visit""".split())
 _FRAGMENT = frozenset("""for to and or but so because which while with without by from of as
-than like just really also maybe probably especially when where if then plus whether""".split())
+than like just really also maybe probably especially when where if then plus whether since until
+although though unless whereas whenever""".split())
 _GERUND_LIST = re.compile(r"^[A-Za-z]+ing\b[^.]*,")   # "Running, reading, or ..."
 
 
@@ -63,6 +64,9 @@ DROPPED_I = "self, the 'I' left out"
 # one or two words and a form of be, have or will: the subject is what they name
 _BARE_THING = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)? (?:is|are|was|were|will|has|had)\b")
 _HYPOTHETICAL = frozenset("would 'd could might should".split())
+# "Art can be a real mood-booster": what a thing can be is said of no one
+_CAN_BE = re.compile(r"^\S+\s+(?:can|could|may|might|must|should)\s+(?:\w+ly\s+|also\s+)?be\b",
+                     re.I)
 
 
 # a subject and an auxiliary with nothing after it but a comma or "too": "I did, with my
@@ -203,6 +207,9 @@ def judge(clause: str, speakers: list[str], earlier: list[str],
             # something or someone the clause does not name
             return None, "a verb with no subject, done to the speaker"
         subject = DROPPED_I
+    elif is_name(first) and _owner(first) not in speakers and _owner(first) not in earlier \
+            and _CAN_BE.match(clause):
+        return None, "a general remark: what something can be"
     elif is_name(first) and gerund(first, speakers) and _DATED.search(clause[len(first):]) \
             and not _speaks_of_self(words(clause)):
         subject = "thing"     # "Bowling is at eight from 4 March on"
