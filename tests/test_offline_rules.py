@@ -377,3 +377,17 @@ def test_a_pronoun_inside_a_hyphenated_word_is_part_of_the_word():
     assert resolve_pronouns("I keep an hour of me-time on Sundays, our us-first rule",
                             "Lucia", "Rafa") == \
         "Lucia keeps an hour of me-time on Sundays, Lucia's us-first rule"
+
+
+def test_a_detail_said_of_one_person_is_never_merged_into_anothers_fact():
+    import numpy as np
+    from nemori_ui.core.config import OfflineThresholds
+    from nemori_ui.core.offline.conflicts import same_party
+    from nemori_ui.core.offline.knowledge import elaborations
+    known = "Iris drinks oat milk these days, if Ben is making coffee."
+    detail = "Ben switched to soy milk, oat gives Ben a stomach ache."
+    vec, pred = np.asarray([[1.0, 0.0]], np.float32), np.asarray([[0.7, 0.71]], np.float32)
+    assert elaborations([detail], vec, [known], pred, OfflineThresholds()) == [None]
+    # a name both hold still makes one party of two statements about a thing
+    assert same_party("The flat in Alfama has two bedrooms.", "Maya rents a flat in Alfama.")
+    assert not same_party("The party is on Friday.", "The flat has two bedrooms.")

@@ -25,7 +25,7 @@ from .facts import change_cue, key_words, proper_names, stem
 from .parts import GENERIC, Parts, parts, who
 from .routines import NEGATED_BEFORE, ended_scope, routine_change
 from .spelt_out import explicit, rechosen
-from .text import MONTHS, body, quantities, words
+from .text import MONTHS, STOPWORDS, body, quantities, words
 
 # attributes a person holds one value of at a time
 SINGLE = frozenset({"residence", "relationship", "work"})
@@ -102,10 +102,16 @@ def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
 
 def same_party(a: str, b: str) -> bool:
     """Both statements speak of the same person or named thing: the one either opens with
-    ("Maya's long run" and "Maya runs"), or a name both hold ("the apartment in Alfama")."""
+    ("Maya's long run" and "Maya runs"), or a name both hold ("the apartment in Alfama").
+    Two that open with different names are about different people, whoever else they name
+    ("Ben switched to soy milk" is nothing of "Iris drinks oat milk if Ben makes coffee")."""
     def opener(s: str) -> set[str]:
-        return {stem(w) for w in words(body(s))[:1] if w[:1].isupper()}
-    return bool(opener(a) & opener(b)) or bool(proper_names(body(a)) & proper_names(body(b)))
+        return {stem(w) for w in words(body(s))[:1] if w[:1].isupper()
+                and w.lower() not in STOPWORDS}
+    first_a, first_b = opener(a), opener(b)
+    if first_a and first_b:
+        return bool(first_a & first_b)
+    return bool(proper_names(body(a)) & proper_names(body(b)))
 
 
 def same_subject(a: str, b: str) -> bool:
