@@ -210,3 +210,21 @@ def test_an_ending_ends_only_what_its_own_clause_names(new, old):
 ])
 def test_an_ending_still_ends_what_its_clause_names(new, old):
     assert conflict(new, old), (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    # a plan moved, said of the event without its owner
+    ("The barbecue is moved to Sunday 9 June.", "Omar's barbecue is on Saturday 8 June."),
+    # a state said as new ("now") is what a sale ends
+    ("Omar sold the Vespa.", "Omar rides a green Vespa now."),
+])
+def test_a_change_of_a_plan_or_a_thing_held_now_conflicts(new, old):
+    assert conflict(new, old), (new, old)
+
+
+@pytest.mark.parametrize("new,old", [
+    ("Omar sold his flat in Leeds.", "Omar is in Leeds now."),      # the flat ended, not Leeds
+    ("Ines's barbecue is moved to Sunday 9 June.", "Omar's barbecue is on Saturday 8 June."),
+])
+def test_what_an_ending_or_a_move_does_not_reach_stands(new, old):
+    assert not conflict(new, old), (new, old)

@@ -23,7 +23,7 @@ import re
 
 from .facts import change_cue, key_words, proper_names, stem
 from .parts import GENERIC, Parts, parts, who
-from .routines import NEGATED_BEFORE, ended_scope, routine_change
+from .routines import NEGATED_BEFORE, ended_names, ended_scope, routine_change
 from .spelt_out import explicit, rechosen
 from .text import MONTHS, STOPWORDS, body, quantities, words
 
@@ -53,22 +53,36 @@ def conflict(new: str, old: str) -> str | None:
     if a.times and b.times and not a.times & b.times and b.kind == "plan" \
             and (a.kind in ("plan", "change") or _RESCHEDULE.search(body(new))):
         same = (a.value & b.value) - {stem(t) for t in a.times | b.times}
-        if len(same) >= 2 or (same and a.who == b.who):
+        if len(same) >= 2 or (same and _same_thing(a.who, b.who)):
             return f"{', '.join(sorted(same))} moved from {', '.join(sorted(b.times))} to " \
                    f"{', '.join(sorted(a.times))}"
     return None
+
+
+def _same_thing(a: str, b: str) -> bool:
+    """Two statements' subjects are one: the same, or one thing with and without its owner
+    ("ben's housewarming" and "the housewarming"; not Ben's and Iris's)."""
+    if a == b:
+        return True
+    if "'s " in a and "'s " in b:
+        return False
+    def thing(who_: str) -> str:
+        return " ".join(stem(w) for w in who_.split("'s ")[-1].split())
+    return bool(a) and bool(b) and thing(a) == thing(b)
 
 
 def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
     shared_attr = a.attributes & b.attributes
     said = body(a.text).lower()
     ended = cue in _CEASE and not NEGATED_BEFORE.search(said[:max(0, said.find(cue))])
-    if a.kind == "change" and ended and b.kind != "change" and not b.negated:
+    # "drives a blue Fiat now" is a state said as new: what "sold" can end
+    holds = b.kind != "change" or change_cue(b.text) == "now"
+    if a.kind == "change" and ended and holds and not b.negated:
         # what the cue ends is in its own clause: "quit the ceramics class, the night shifts
         # made Thursdays impossible" ends the class, not the night shifts
         at = said.find(cue)
         scope = ended_scope(body(a.text), at, at + len(cue), cue in ("anymore", "any more"))
-        names = a.names & b.names & {stem(w) for w in words(scope)}
+        names = a.names & b.names & ended_names(scope)
         keys = a.keys & b.keys & key_words(scope)
         if names or (shared_attr and keys):
             return f"{', '.join(sorted(names or keys))} ended ('{cue}')"

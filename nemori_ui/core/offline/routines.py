@@ -96,6 +96,16 @@ def ended_scope(text: str, start: int, end: int, closing: bool) -> str:
     return after
 
 
+_WHERE = frozenset("in at near from on to into around outside".split())
+
+
+def ended_names(scope: str) -> set[str]:
+    """Stems of the words an ending reaches, less those after "in" / "at": "sold his flat in
+    Leeds" ends the flat, not Leeds."""
+    said = words(scope)
+    return {stem(w) for i, w in enumerate(said) if not (i and said[i - 1].lower() in _WHERE)}
+
+
 def ended(a: Parts, b: Parts) -> str | None:
     cue = _ENDED.search(body(a.text))
     if not cue or b.negated or b.kind == "change" or not _ONGOING.search(body(b.text)):
@@ -104,7 +114,7 @@ def ended(a: Parts, b: Parts) -> str | None:
     if not closing and NEGATED_BEFORE.search(body(a.text)[:cue.start()]):
         return None     # "won't quit", "never gave up" end nothing
     after = ended_scope(body(a.text), cue.start(), cue.end(), closing)
-    shared = a.names & b.names & {stem(w) for w in words(after)}
+    shared = a.names & b.names & ended_names(after)
     if not shared and cue.group(1).lower() not in ("left", "dropped"):
         # "left" and "dropped" end a named thing only ("left The Foxes", not "left the party")
         shared = _words(after) & _words(body(b.text)) - {stem(cue.group(1))}
