@@ -139,3 +139,9 @@ def test_what_a_thing_can_be_is_said_of_no_one(clause):
 
 def test_what_a_speaker_can_be_is_said_of_them():
     assert standalone.judge("Lucia can be very stubborn", SPEAKERS, [])[0] == "Lucia"
+
+
+def test_every_word_of_a_place_name_is_the_places():
+    # "Thomas'" is part of the hospital's name, not someone a "he" could be
+    assert referents.referents("It's booked for 22 October at St Thomas'. ", SPEAKERS) == []
+    assert referents.referents("We flew to New York and Dana met us. ", SPEAKERS) == ["Dana"]

@@ -78,6 +78,10 @@ def referents(text: str, speakers: list[str]) -> list[str]:
                 if name not in found:
                     found.append(name)
                 i = j
+            elif is_name(said[i]) and i and said[i - 1].lower() in _PLACE_BEFORE:
+                # the whole of a place's name is the place's: "at St Thomas'", "in New York"
+                while i < len(said) and is_name(said[i]):
+                    i += 1
             else:
                 i += 1
     return found
