@@ -45,8 +45,8 @@ def build(path: Path, conv_id: str | None = None, **settings):
 
 
 def sample_ratio() -> None:
-    a = run_figures(*build(SAMPLE)[:2])["insights"]
-    b = run_figures(*build(SAMPLE, variant="nemori-s")[:2])["insights"]
+    a = run_figures(*build(SAMPLE)[:2]).insights
+    b = run_figures(*build(SAMPLE, variant="nemori-s")[:2]).insights
     print(f"sample: Nemori distils {a} insights, Nemori-s {b}: {a / b:.2f}x")
 
 

@@ -51,7 +51,7 @@ def main() -> None:
     print(f"offline engine on {args.conversation}: {len(conv.messages)} messages, w={args.window}")
     print(f"{'run':<6}{'seconds':>9}{'msgs/min':>10}{'episodes':>10}{'memories':>10}")
     for label, seconds, rate, s in rows:
-        print(f"{label:<6}{seconds:>9.1f}{rate:>10.0f}{s['episodes']:>10}{s['semantic_memories']:>10}")
+        print(f"{label:<6}{seconds:>9.1f}{rate:>10.0f}{s.episodes:>10}{s.semantic_memories:>10}")
     print(f"peak memory (max RSS of the process): {peak_mb:.0f} MB")
 
 

@@ -142,7 +142,7 @@ def test_on_the_sample_prediction_saves_a_fifth_of_the_insights(tmp_path):
     store = open_store(tmp_path)
     nemori = run_figures(store, run_sample(store))
     direct = run_figures(store, run_sample(store, variant="nemori-s"))
-    assert nemori["insights"] <= 0.8 * direct["insights"], (nemori["insights"], direct["insights"])
+    assert nemori.insights <= 0.8 * direct.insights, (nemori.insights, direct.insights)
 
 
 def _episode(eid: str, text: str, **extra) -> Episode:

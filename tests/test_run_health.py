@@ -73,7 +73,7 @@ def test_failed_calls_and_fallbacks_are_counted(degraded):
     assert failed >= 1 and fell_back >= 1, "the fixture must degrade the run"
     health = run_health(store)[run_id]
     assert (health.calls, health.failed_calls, health.fallbacks) == (len(calls), failed, fell_back)
-    assert run_figures(store, run_id)["fallbacks"] == fell_back
+    assert run_figures(store, run_id).fallbacks == fell_back
     assert get_run(store, run_id).status == "done"
 
 

@@ -38,8 +38,8 @@ def test_sweep_gives_one_consistent_result_per_point(sample_sweep):
         (0.57, "nemori"), (0.57, "nemori-s"), (0.7, "nemori"), (0.7, "nemori-s")]
     for r in results:
         summary = run_figures(store, r.run_id)
-        assert r.insights == summary["insights"]
-        assert r.merges + r.conflicts + summary["decisions"]["new"] == r.insights
+        assert r.insights == summary.insights
+        assert r.merges + r.conflicts + summary.decisions["new"] == r.insights
         assert 0 < r.active_memories <= r.insights
         assert r.stored.memories == r.active_memories and r.stored.memory_tokens > 0
     # direct distillation does not depend on τ

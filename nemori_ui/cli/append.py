@@ -48,19 +48,19 @@ def run(args) -> int:
     for line in done.notes(info.id, str(args.file)):
         print(f"note: {line}", file=sys.stderr)
     figures = run_figures(store, info.id)
-    figures["append"] = done.record.model_dump() if done.record else None
-    figures["held"] = done.held.model_dump() if done.held.count else None
     record = done.record
     if args.json:
-        print_json(figures)
+        print_json(figures.model_dump()
+                   | {"append": done.record.model_dump() if done.record else None,
+                      "held": done.held.model_dump() if done.held.count else None})
     elif record is None:
         print(f"run {info.id}: nothing appended from {args.file}, the run holds its "
-              f"{done.held.count} messages already; {figures['messages']} messages, "
-              f"{figures['windows']} windows → {figures['episodes']} episodes, "
-              f"{figures['semantic_memories']} memories")
+              f"{done.held.count} messages already; {figures.messages} messages, "
+              f"{figures.windows} windows → {figures.episodes} episodes, "
+              f"{figures.semantic_memories} memories")
     else:
         print(f"run {info.id}: appended {record.count} messages from {args.file} as "
               f"{record.first_message_id} onwards (from window {record.first_window + 1}); "
-              f"{figures['messages']} messages, {figures['windows']} windows → "
-              f"{figures['episodes']} episodes, {figures['semantic_memories']} memories")
+              f"{figures.messages} messages, {figures.windows} windows → "
+              f"{figures.episodes} episodes, {figures.semantic_memories} memories")
     return 0

@@ -44,8 +44,8 @@ def run(args) -> int:
         return 130
     figures = run_figures(store, info.id)
     if args.json:
-        print_json(figures)
+        print_json(figures.model_dump())
     else:
-        print(f"run {info.id}: {figures['windows_done']}/{figures['windows']} windows, "
-              f"{figures['status']}")
+        print(f"run {info.id}: {figures.windows_done}/{figures.windows} windows, "
+              f"{figures.status}")
     return 0

@@ -76,17 +76,17 @@ def run(args) -> int:
               "command again", file=sys.stderr)
         return 130
     figures = run_figures(store, run_id)
-    figures["seconds"] = round(time.perf_counter() - started, 3)
+    figures.seconds = round(time.perf_counter() - started, 3)
     if args.json:
-        print_json(figures)
+        print_json(figures.model_dump())
     else:
-        print(f"run {run_id} ({figures['decider']}): {figures['messages']} messages, "
-              f"{figures['windows']} windows → {figures['episodes']} episodes "
-              f"({figures['integrated']} integrated), {figures['insights']} insights → "
-              f"{figures['semantic_memories']} memories "
-              f"(new {figures['decisions']['new']}, merge {figures['decisions']['merge']}, "
-              f"conflict {figures['decisions']['conflict']}); LLM calls {figures['llm']['calls']} "
-              f"(+{figures['llm']['cached']} cached, {figures['llm']['failed']} failed, "
-              f"{figures['fallbacks']} decisions by the offline fallback); "
-              f"{figures['seconds']} s")
+        print(f"run {run_id} ({figures.decider}): {figures.messages} messages, "
+              f"{figures.windows} windows → {figures.episodes} episodes "
+              f"({figures.integrated} integrated), {figures.insights} insights → "
+              f"{figures.semantic_memories} memories "
+              f"(new {figures.decisions['new']}, merge {figures.decisions['merge']}, "
+              f"conflict {figures.decisions['conflict']}); LLM calls {figures.llm.calls} "
+              f"(+{figures.llm.cached} cached, {figures.llm.failed} failed, "
+              f"{figures.fallbacks} decisions by the offline fallback); "
+              f"{figures.seconds} s")
     return 0

@@ -17,7 +17,7 @@ from ..core.config import PipelineConfig
 from ..core.store import Store, default_home, open_store
 from ..core.store import runs
 from ..core.store.health import RunHealth, run_health
-from ..core.run_figures import run_figures
+from ..core.run_figures import RunFigures, run_figures
 from ..core.tuning.records import SweepPoint
 from ..core.tuning.sweep import point_figures, stored_recall
 from ..core.views.partitions import PartitionSource, stored_partition_source
@@ -153,11 +153,11 @@ def partition_source(info: runs.RunInfo) -> PartitionSource:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _figures(home_path: str, run_id: str, stamp: str) -> dict:
+def _figures(home_path: str, run_id: str, stamp: str) -> RunFigures:
     return run_figures(_store_for(home_path), run_id)
 
 
-def figures(info: runs.RunInfo) -> dict:
+def figures(info: runs.RunInfo) -> RunFigures:
     """The run's headline figures, recomputed only when the run changed."""
     return _figures(str(home()), info.id, _stamp(info))
 

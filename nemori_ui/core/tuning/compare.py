@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..offline.conflicts import conflict as disagreement
+from ..run_figures import RunFigures
 from ..views.run_data import RunData
 
 SAME, REWORDED = 0.95, 0.80
@@ -149,10 +150,11 @@ class RunComparison:
     identical: bool                                 # both hold the same memory
 
 
-def compare_runs(a: RunData, b: RunData, summary_a: dict, summary_b: dict) -> RunComparison:
+def compare_runs(a: RunData, b: RunData, figures_a: RunFigures, figures_b: RunFigures
+                 ) -> RunComparison:
     counts = ("episodes", "integrated", "insights", "semantic_memories")
-    deltas = CountDeltas(**{k: summary_b[k] - summary_a[k] for k in counts},
-                         **{f"llm_{k}": summary_b["llm"][k] - summary_a["llm"][k]
+    deltas = CountDeltas(**{k: getattr(figures_b, k) - getattr(figures_a, k) for k in counts},
+                         **{f"llm_{k}": getattr(figures_b.llm, k) - getattr(figures_a.llm, k)
                             for k in ("calls", "input_tokens", "output_tokens")})
     knowledge = knowledge_diff(a, b)
     config_a, config_b = a.info.config.model_dump(), b.info.config.model_dump()

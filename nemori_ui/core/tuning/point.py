@@ -44,15 +44,15 @@ def point_figures(store: Store, run_id: str) -> PointFigures:
     calls = records.load_calls(store, run_id)
     return PointFigures(
         run_id=run_id, params=PointParams(**{k: getattr(config, k) for k in SWEEPABLE}),
-        episodes=figures["episodes"], integrated=figures["integrated"],
-        insights=figures["insights"], active_memories=figures["semantic_memories"],
-        merges=figures["decisions"]["merge"], conflicts=figures["decisions"]["conflict"],
+        episodes=figures.episodes, integrated=figures.integrated,
+        insights=figures.insights, active_memories=figures.semantic_memories,
+        merges=figures.decisions["merge"], conflicts=figures.decisions["conflict"],
         stored=stored_size(store, run_id),
         llm=PointCalls(calls_made=sum(not c.cached for c in calls),
                        calls_reused=sum(c.cached for c in calls),
-                       failed=figures["llm"]["failed"],
-                       input_tokens=figures["llm"]["input_tokens"],
-                       output_tokens=figures["llm"]["output_tokens"]))
+                       failed=figures.llm.failed,
+                       input_tokens=figures.llm.input_tokens,
+                       output_tokens=figures.llm.output_tokens))
 
 
 def run_point(store: Store, conv: Conversation, config: PipelineConfig, clients: Clients, *,
