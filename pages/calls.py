@@ -61,23 +61,23 @@ def price_table(models: list[str]) -> dict:
     return views.prices_from_rows(st.session_state.prices)
 
 
-def cost_section(calls, prices: dict) -> dict:
+def cost_section(calls, prices: dict) -> views.CostEstimate:
     cost = views.estimate_cost(calls, prices)
     rows = []
-    for r in cost["by_model"]:
-        price_in, price_out = (0.0, 0.0) if r["local"] else views.listed_price(r["model"], prices)
-        rows.append({"model": r["model"], "cost": views.format_cost(r["cost"]),
-                     "calls": r["calls"], "cached": r["cached"],
-                     "input_tokens": r["input_tokens"],
-                     "output_tokens": r["output_tokens"],
-                     "input $/1M": views.LOCAL if r["local"] else
+    for r in cost.by_model:
+        price_in, price_out = (0.0, 0.0) if r.local else views.listed_price(r.model, prices)
+        rows.append({"model": r.model, "cost": views.format_cost(r.cost),
+                     "calls": r.calls, "cached": r.cached,
+                     "input_tokens": r.input_tokens,
+                     "output_tokens": r.output_tokens,
+                     "input $/1M": views.LOCAL if r.local else
                      "unknown" if price_in is None else f"{price_in:g}",
-                     "output $/1M": views.LOCAL if r["local"] else
+                     "output $/1M": views.LOCAL if r.local else
                      "unknown" if price_out is None else f"{price_out:g}"})
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="cost_by_model")
-    if cost["unknown"]:
-        st.warning("No price for " + ", ".join(md_escape(m) for m in cost["unknown"])
+    if cost.unknown:
+        st.warning("No price for " + ", ".join(md_escape(m) for m in cost.unknown)
                    + ": the cost is unknown until you enter one in the price table below.")
     return cost
 
@@ -108,7 +108,7 @@ def outside_section(run_id: str, prices: dict) -> None:
     cost = views.estimate_cost(later, prices)
     st.caption(f"{counts['calls']} sent · {counts['cached']} cached · {counts['failed']} failed "
                f"· {counts['input_tokens']:,} in / {counts['output_tokens']:,} out tokens · "
-               f"estimated cost {views.format_cost(cost['total'])}")
+               f"estimated cost {views.format_cost(cost.total)}")
     st.dataframe(views.call_table(later), hide_index=True, key="calls_later",
                  column_config={"response": TEXT, "error": TEXT})
 
@@ -164,7 +164,7 @@ m[4].metric("Input tokens", f"{counts['input_tokens']:,}",
 m[5].metric("Output tokens", f"{counts['output_tokens']:,}")
 m[6].metric("Latency", f"{counts['latency_s']:.1f} s", help="summed over calls; "
                                                             "calls of a window overlap")
-m[7].metric("Estimated cost", views.format_cost(cost["total"]),
+m[7].metric("Estimated cost", views.format_cost(cost.total),
             help="from the price table below; a local server costs nothing; unknown while a "
                  "model has no price")
 

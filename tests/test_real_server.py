@@ -135,7 +135,7 @@ def test_every_call_is_recorded_with_its_requests_tokens_and_outcome(real_run):
         if failed and ev.stage in ("partition", "narrate"):
             assert ev.payload.fallback, (ev.stage, ev.payload)
     cost = call_views.estimate_cost(calls)
-    assert cost["total"] == 0.0 and all(r["local"] for r in cost["by_model"])
+    assert cost.total == 0.0 and all(r.local for r in cost.by_model)
 
 
 def test_every_page_renders_the_run(real_run, monkeypatch):

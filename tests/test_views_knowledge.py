@@ -206,8 +206,7 @@ def call(prompt="distill", model="gpt-4o-mini", tin=1000, tout=200, cached=False
 def test_the_offline_sample_run_has_no_calls_and_costs_nothing(data):
     assert data.calls == []
     assert cv.call_table(data.calls).empty and cv.totals(data.calls).empty
-    assert cv.estimate_cost(data.calls, cv.DEFAULT_PRICES) == {"total": 0.0, "by_model": [],
-                                                               "unknown": []}
+    assert cv.estimate_cost(data.calls, cv.DEFAULT_PRICES) == cv.CostEstimate()
 
 
 def test_totals_per_stage_count_spent_tokens_but_not_cache_hits():
@@ -228,19 +227,19 @@ def test_totals_per_stage_count_spent_tokens_but_not_cache_hits():
 def test_cost_uses_known_prices_and_says_unknown_otherwise():
     calls = [call(tin=1_000_000, tout=1_000_000), call(cached=True, tin=5_000_000)]
     cost = cv.estimate_cost(calls, cv.DEFAULT_PRICES)
-    assert cost["total"] == pytest.approx(0.15 + 0.60)
+    assert cost.total == pytest.approx(0.15 + 0.60)
     # a dated snapshot is priced like its model
     snap = cv.estimate_cost([call(model="gpt-4o-mini-2024-07-18", tin=2_000_000, tout=0)],
                             cv.DEFAULT_PRICES)
-    assert snap["total"] == pytest.approx(0.30)
+    assert snap.total == pytest.approx(0.30)
     mixed = cv.estimate_cost(calls + [call(model="my-local-llm")], cv.DEFAULT_PRICES)
-    assert mixed["total"] is None and mixed["unknown"] == ["my-local-llm"]
-    assert next(r for r in mixed["by_model"] if r["model"] == "my-local-llm")["cost"] is None
+    assert mixed.total is None and mixed.unknown == ["my-local-llm"]
+    assert next(r for r in mixed.by_model if r.model == "my-local-llm").cost is None
     assert cv.format_cost(None) == "unknown" and cv.format_cost(0.75) == "$0.7500"
     # an empty cell is unknown, never zero
     blank = cv.prices_from_rows([cv.PriceRow(model="gpt-4o-mini", input_per_1m=math.nan,
                                              output_per_1m=0.6)])
-    assert cv.estimate_cost(calls, blank)["total"] is None
+    assert cv.estimate_cost(calls, blank).total is None
 
 
 def test_price_table_edits_and_missing_models():

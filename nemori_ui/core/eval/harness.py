@@ -120,7 +120,7 @@ def eval_calls(store: Store, eval_id: str) -> dict:
     calls = call_log.calls_of_eval(store, eval_id)
     out = {kind: count_calls([c for c in calls if (c.context or {}).get("kind") == kind])
            for kind in ("eval", "judge")}
-    out["cost_usd"] = estimate_cost(calls)["total"]
+    out["cost_usd"] = estimate_cost(calls).total
     return out
 
 

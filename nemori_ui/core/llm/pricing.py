@@ -6,6 +6,8 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 
+from pydantic import BaseModel
+
 from ..models import LLMCallRecord
 from .servers import display_model, is_local_server
 
@@ -50,39 +52,54 @@ def price_for(model: str, prices: Mapping[str, tuple]) -> tuple[float, float] | 
     return pair if None not in pair else None
 
 
+class ModelCost(BaseModel):
+    """One model's share of the bill: calls made, calls answered from the cache, tokens, and
+    the cost in US dollars (None while its price is unknown)."""
+    model: str
+    calls: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    local: bool = False
+    cost: float | None = 0.0
+
+
+class CostEstimate(BaseModel):
+    total: float | None = 0.0       # None as soon as one model that spent tokens has no price
+    by_model: list[ModelCost] = []
+    unknown: list[str] = []         # the models whose price is missing
+
+
 def estimate_cost(calls: Iterable[LLMCallRecord],
-                  prices: Mapping[str, tuple] = DEFAULT_PRICES) -> dict:
+                  prices: Mapping[str, tuple] = DEFAULT_PRICES) -> CostEstimate:
     """Cost per model and in total, in US dollars; None wherever a price is unknown.
 
     The total is None as soon as one model that spent tokens has no price: a partial sum
     would read as the whole bill. A model on a local server (localhost, a private address)
     costs nothing and is labelled local.
     """
-    per_model: dict[str, dict] = {}
+    per_model: dict[str, tuple[ModelCost, str]] = {}
     for c in calls:
-        local = is_local_server(c.server)
         label = model_label(c)
-        row = per_model.setdefault(label, {"model": label, "calls": 0, "cached": 0,
-                                           "input_tokens": 0, "output_tokens": 0,
-                                           "local": local, "_id": c.model})
+        row, _ = per_model.setdefault(
+            label, (ModelCost(model=label, local=is_local_server(c.server)), c.model))
         if c.cached:
-            row["cached"] += 1
+            row.cached += 1
             continue
-        row["calls"] += 1
-        row["input_tokens"] += c.input_tokens
-        row["output_tokens"] += c.output_tokens
+        row.calls += 1
+        row.input_tokens += c.input_tokens
+        row.output_tokens += c.output_tokens
     total: float | None = 0.0
-    for row in per_model.values():
-        model_id = row.pop("_id")
-        price = (0.0, 0.0) if row["local"] else price_for(model_id, prices)
-        spent = row["input_tokens"] or row["output_tokens"]
+    for row, model_id in per_model.values():
+        price = (0.0, 0.0) if row.local else price_for(model_id, prices)
         if price is None:
-            row["cost"] = None if spent else 0.0
+            row.cost = None if row.input_tokens or row.output_tokens else 0.0
         else:
-            row["cost"] = (row["input_tokens"] * price[0] + row["output_tokens"] * price[1]) / 1e6
-        if row["cost"] is None:
+            row.cost = (row.input_tokens * price[0] + row.output_tokens * price[1]) / 1e6
+        if row.cost is None:
             total = None
         elif total is not None:
-            total += row["cost"]
-    return {"total": total, "by_model": list(per_model.values()),
-            "unknown": [r["model"] for r in per_model.values() if r["cost"] is None]}
+            total += row.cost
+    rows = [row for row, _ in per_model.values()]
+    return CostEstimate(total=total, by_model=rows,
+                        unknown=[r.model for r in rows if r.cost is None])

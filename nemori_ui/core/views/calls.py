@@ -13,8 +13,8 @@ import pandas as pd
 
 from ..llm.redact import redact_patterns
 # the Calls page reads the price list and the estimate here, beside the calls they cost
-from ..llm.pricing import (_SNAPSHOT, DEFAULT_PRICES, LOCAL, estimate_cost, listed_price,
-                           model_label, price_for)
+from ..llm.pricing import (_SNAPSHOT, DEFAULT_PRICES, LOCAL, CostEstimate, estimate_cost,
+                           listed_price, model_label, price_for)
 from ..llm.usage import count_calls
 from ..models import LLMCallRecord
 from ..prompts import STAGE_OF
@@ -22,7 +22,7 @@ from ..prompts import STAGE_OF
 __all__ = ["PRICE_COLUMNS", "CALL_COLUMNS", "TOTAL_COLUMNS", "stage_of", "served_for", "masked",
            "call_table", "totals", "format_cost", "PriceRow", "price_rows", "prices_from_rows",
            "with_models", "apply_edits", "table3", "table9", "DEFAULT_PRICES", "LOCAL",
-           "estimate_cost", "listed_price", "model_label", "price_for"]
+           "CostEstimate", "estimate_cost", "listed_price", "model_label", "price_for"]
 
 PRICE_COLUMNS = ["model", "input_per_1m", "output_per_1m"]
 CALL_COLUMNS = ["id", "stage", "prompt", "for", "model", "status", "cached", "input_tokens",
