@@ -63,7 +63,7 @@ def test_the_demo_played_live_predicts_merges_and_conflicts(feed, demo_messages)
     assert feed.script.done and feed.error is None
     data = load_run_data(feed.store, feed.run_id)
     assert len(data.messages) == len(demo_messages) == 3 * W
-    assert data.info.windows_done == 3 and buffer(data)["count"] == 0
+    assert data.info.windows_done == 3 and buffer(data).count == 0
     decisions = decision_table(data)
     changed = decisions[~decisions["note"].str.contains("changed nothing", regex=False)]
     assert (decisions["action"] == "conflict").any(), decisions
@@ -77,7 +77,7 @@ def test_the_demo_played_live_predicts_merges_and_conflicts(feed, demo_messages)
     assert list(log["window"]) == [3, 2, 1] and log["conflict"].sum() >= 1
     # one append per message, one marker for the whole played script
     [marker] = append_markers(appends.load_appends(feed.store, feed.run_id))
-    assert (marker["position"], marker["count"], marker["source"]) == \
+    assert (marker.position, marker.count, marker.source) == \
         (1, 3 * W, f"live: {DEMO.name}")
 
 
@@ -94,7 +94,7 @@ def test_typed_one_at_a_time_equals_a_run_of_the_same_messages(feed, demo_messag
         pass
     settle(feed)
     assert info(feed).windows_done == 2 and buffer(load_run_data(feed.store,
-                                                                 feed.run_id))["count"] == 5
+                                                                 feed.run_id)).count == 5
     assert feed.flush()
     settle(feed)
     assert info(feed).windows_done == 3
@@ -109,7 +109,7 @@ def test_a_window_closes_only_when_full_or_flushed(feed, demo_messages):
         feed.add(typed_message(m.speaker, m.text))
     settle(feed)
     data = load_run_data(feed.store, feed.run_id)
-    assert data.info.windows_done == 0 and buffer(data)["count"] == W - 1
+    assert data.info.windows_done == 0 and buffer(data).count == W - 1
     feed.add(typed_message("Ana", "I work as a pastry chef at Café Aurora."))
     settle(feed)
     assert info(feed).windows_done == 1
@@ -118,13 +118,13 @@ def test_a_window_closes_only_when_full_or_flushed(feed, demo_messages):
     assert feed.flush()
     settle(feed)
     data = load_run_data(feed.store, feed.run_id)
-    assert data.info.windows_done == 2 and buffer(data)["count"] == 0
+    assert data.info.windows_done == 2 and buffer(data).count == 0
     assert [m.session for m in data.messages[-2:]] == [1, 2]
     # after a flush the next messages start a new window, never reopen the closed one
     feed.add(typed_message("Leo", "Nice."))
     settle(feed)
     data = load_run_data(feed.store, feed.run_id)
-    assert buffer(data)["count"] == 1
+    assert buffer(data).count == 1
     assert list(message_frame(data)["window"])[-4:] == [1, 2, 2, 3]     # not every w
     assert feed.flush()
     settle(feed)
@@ -207,7 +207,7 @@ def test_a_live_feed_on_a_model_over_http(tmp_path, openai_server):
     settle(live)
     assert live.error is None and not openai_server.errors
     data = load_run_data(store, live.run_id)
-    assert data.info.windows_done == 1 and buffer(data)["count"] == 2
+    assert data.info.windows_done == 1 and buffer(data).count == 2
     assert data.info.decider == "openai:test-model"
     calls = records.load_calls(store, live.run_id)
     assert calls and all(c.status == "ok" for c in calls)
@@ -231,7 +231,7 @@ def test_resuming_a_live_run_keeps_its_buffer_pending(feed, demo_messages):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     data = load_run_data(feed.store, feed.run_id)
-    assert data.info.windows_done == 1 and buffer(data)["count"] == 2
+    assert data.info.windows_done == 1 and buffer(data).count == 2
 
 
 def test_loading_a_script_again_after_a_restart_goes_on_where_it_stopped(feed, demo_messages):

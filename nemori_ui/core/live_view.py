@@ -7,27 +7,70 @@ Live page and the Partitions, Prediction error and Knowledge pages never disagre
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 import pandas as pd
 
+from .models import Message
 from .projection import pca_basis, pca_project, point_vectors, points_frame
 from .store.appends import AppendRecord
 from .views.knowledge import decision_table
 from .views.partitions import message_frame
 from .views.prediction import comparison, evoked, surprise_table
+from .views.prediction_records import Comparison, Evoked
 from .views.run_data import RunData, derived
 
 BASIS_POINTS = 12     # the map's axes are fitted on the run's first points, then kept
 
 
-def buffer(data: RunData) -> dict:
+@dataclass(frozen=True)
+class Buffer:
+    """The messages waiting for their window to fill."""
+    pending: list[Message]
+    window: int                         # w: the window closes when `count` reaches it
+    windows_done: int
+
+    @property
+    def count(self) -> int:
+        return len(self.pending)
+
+
+@dataclass(frozen=True)
+class EpisodeStory:
+    """One episode of a window, as the Live page tells it."""
+    episode_id: str
+    cue: str
+    narrative: str
+    integrated: bool                    # continues an earlier episode
+    span: str
+    messages: int
+    covered: int                        # raw statements its prediction already held
+    insights: int
+    evoked: Evoked | None               # None in Nemori-s, which predicts nothing
+    comparison: Comparison | None
+    decisions: pd.DataFrame             # its rows of `decision_table`
+
+
+@dataclass(frozen=True)
+class AppendMarker:
+    """Where an append started: `position` is its first message, 1-based; `end` is 0-based
+    past its last, so the next append of a live feed continues it when it starts there."""
+    position: int
+    source: str
+    count: int
+    end: int
+    first_window: int                   # 1-based
+    seq: int
+
+
+def buffer(data: RunData) -> Buffer:
     """The messages after the last processed window (waiting for their window to fill)."""
     frame = message_frame(data)
     done = frame.index[frame["raw_episode"] != ""]
     start = int(done.max()) + 1 if len(done) else 0
-    pending = data.messages[start:]
-    return {"pending": pending, "count": len(pending), "window": data.info.config.window,
-            "windows_done": data.info.windows_done}
+    return Buffer(pending=data.messages[start:], window=data.info.config.window,
+                  windows_done=data.info.windows_done)
 
 
 @derived
@@ -69,7 +112,7 @@ def last_window(data: RunData) -> int | None:
     return int(table["window"].max()) if len(table) else None
 
 
-def window_story(data: RunData, window: int) -> list[dict]:
+def window_story(data: RunData, window: int) -> list[EpisodeStory]:
     """Each episode the window (1-based) produced, in order: its narrative, what its cue
     evoked against τ, its prediction beside the real messages, its insights and decisions."""
     table = surprise_table(data)
@@ -77,15 +120,13 @@ def window_story(data: RunData, window: int) -> list[dict]:
     story = []
     for row in table[table["window"] == window].itertuples(index=False):
         episode = data.episode_by_id.get(row.episode)
-        story.append({"episode_id": row.episode, "cue": episode.cue if episode else row.cue,
-                      "narrative": episode.narrative if episode else "",
-                      "integrated": bool(episode and episode.supersedes),
-                      "span": row.span, "messages": int(row.messages),
-                      "covered": int(row.covered), "insights": int(row.insights),
-                      "evoked": evoked(data, row.episode),
-                      "comparison": comparison(data, row.episode),
-                      "decisions": decisions[decisions["episode"] == row.episode]
-                      .reset_index(drop=True)})
+        story.append(EpisodeStory(
+            episode_id=row.episode, cue=episode.cue if episode else row.cue,
+            narrative=episode.narrative if episode else "",
+            integrated=bool(episode and episode.supersedes), span=row.span,
+            messages=int(row.messages), covered=int(row.covered), insights=int(row.insights),
+            evoked=evoked(data, row.episode), comparison=comparison(data, row.episode),
+            decisions=decisions[decisions["episode"] == row.episode].reset_index(drop=True)))
     return story
 
 
@@ -116,19 +157,18 @@ def predicted_not_stored(data: RunData) -> int:
     return int(table["covered"].sum()) if len(table) else 0
 
 
-def append_markers(records: list[AppendRecord]) -> list[dict]:
+def append_markers(records: list[AppendRecord]) -> list[AppendMarker]:
     """Where appends started: consecutive appends of one source (a live feed adds one message
-    at a time) are one marker at the first message, 1-based position."""
-    markers: list[dict] = []
+    at a time) are one marker at the first message."""
+    markers: list[AppendMarker] = []
     for r in records:
         last = markers[-1] if markers else None
-        if last and last["source"] == r.source and last["end"] == r.first_idx:
-            last["end"] += r.count
-            last["count"] += r.count
+        if last and last.source == r.source and last.end == r.first_idx:
+            markers[-1] = replace(last, end=last.end + r.count, count=last.count + r.count)
             continue
-        markers.append({"position": r.first_idx + 1, "source": r.source, "count": r.count,
-                        "end": r.first_idx + r.count, "first_window": r.first_window + 1,
-                        "seq": r.seq})
+        markers.append(AppendMarker(position=r.first_idx + 1, source=r.source, count=r.count,
+                                    end=r.first_idx + r.count, first_window=r.first_window + 1,
+                                    seq=r.seq))
     return markers
 
 

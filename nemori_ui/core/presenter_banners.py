@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from .live_view import EpisodeStory
 from .tuning.demo import SkippedFact
 from .views.knowledge import decision_table
 from .views.run_data import RunData
@@ -51,13 +52,13 @@ def _conflict_line(data: RunData, r) -> str:
     return f"{r.result_id} {_quote(r.insight)}" + (f" replaces {replaced}" if replaced else "")
 
 
-def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner]:
+def window_banners(data: RunData, window: int, story: list[EpisodeStory]) -> list[Banner]:
     """The banners of one processed window (1-based), from its story (`window_story`):
     one for the statements its predictions held, one for the memories it contradicted;
     none for a window that did neither."""
     held, conflicts = [], []
     for s in story:
-        comp = s.get("comparison")
+        comp = s.comparison
         for row in comp.rows if comp else []:
             for c in row.covered:
                 line = f"{row.speaker}: {_quote(c.text)}"
@@ -66,7 +67,7 @@ def window_banners(data: RunData, window: int, story: list[dict]) -> list[Banner
                 if c.score is not None:
                     line += f" (similarity {c.score:.2f})"
                 held.append(line)
-        conflicts += [_conflict_line(data, r) for r in s["decisions"].itertuples()
+        conflicts += [_conflict_line(data, r) for r in s.decisions.itertuples()
                       if r.action == "conflict"]
     banners = []
     if held:

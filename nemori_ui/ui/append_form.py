@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ..core.errors import InputError
-from ..core.live_view import append_markers
+from ..core.live_view import AppendMarker, append_markers
 from ..core.pipeline.append import append_transcript, unfinished_append
 from ..core.store import appends, runs
 from ..core.transcripts import parse_transcript
@@ -64,8 +64,8 @@ def history(run_id: str) -> None:
     """The run's appends; consecutive messages a live feed added one by one are one row."""
     done = stored_markers(run_id)
     if done:
-        st.dataframe(pd.DataFrame([{"source": m["source"], "first message": f"m{m['position']:04d}",
-                                    "messages": m["count"], "first window": m["first_window"]}
+        st.dataframe(pd.DataFrame([{"source": m.source, "first message": f"m{m.position:04d}",
+                                    "messages": m.count, "first window": m.first_window}
                                    for m in done]), hide_index=True, key="append_history")
 
 
@@ -102,25 +102,25 @@ def start_append(info: runs.RunInfo, raw: bytes, source: str) -> None:
 
 # ---------------------------------------------------------------- where appends started
 
-def stored_markers(run_id: str) -> list[dict]:
+def stored_markers(run_id: str) -> list[AppendMarker]:
     """Where each append of the run started (consecutive live messages are one marker)."""
     return append_markers(appends.load_appends(get_store(), run_id))
 
 
-def mark_appends(fig: go.Figure, markers: list[dict]) -> None:
+def mark_appends(fig: go.Figure, markers: list[AppendMarker]) -> None:
     """A line and the append's source where it started, on a chart whose x axis is the
     message position (1-based)."""
     if markers:     # room above the plot for the labels
         fig.update_layout(margin=dict(t=max(28, fig.layout.margin.t or 0)))
     for marker in markers:
-        x = marker["position"] - 0.5
+        x = marker.position - 0.5
         fig.add_vline(x=x, line=dict(color=APPEND_COLOUR, width=2))
         fig.add_annotation(x=x, y=1.0, yref="paper", yanchor="bottom", xanchor="left",
                            showarrow=False, font=dict(size=11, color=APPEND_COLOUR),
-                           text=html_text(f"+ {marker['source']} ({marker['count']})"))
+                           text=html_text(f"+ {marker.source} ({marker.count})"))
 
 
-def appends_strip(n: int, markers: list[dict], turn: int) -> go.Figure:
+def appends_strip(n: int, markers: list[AppendMarker], turn: int) -> go.Figure:
     """The transcript as one line, the appends marked where they started, and the chosen turn."""
     fig = go.Figure(go.Scatter(x=[1, n], y=[0, 0], mode="lines", hoverinfo="skip",
                                line=dict(color="#adb5bd", width=6), showlegend=False))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ..core.live import LiveFeed
-from ..core.live_view import (buffer, last_window, predicted_not_stored, stable_map,
-                              window_moments, window_story, windows_log)
+from ..core.live_view import (EpisodeStory, buffer, last_window, predicted_not_stored,
+                              stable_map, window_moments, window_story, windows_log)
 from ..core.presenter_banners import window_banners
 from ..core.store import runs
 from ..core.views.partitions import boundaries, message_frame, session_spans
@@ -107,7 +107,7 @@ def status_row(data: RunData, feed: LiveFeed | None) -> None:
                                                     for a in ("new", "merge", "conflict")),
                 help="consolidation decisions: new · merge · conflict (a merge that changed "
                      "nothing, the fact being already known, is not counted)")
-    c[5].metric("Buffer", f"{held['count']} / {held['window']}")
+    c[5].metric("Buffer", f"{held.count} / {held.window}")
     with st.container():
         doing(feed)
 
@@ -135,12 +135,12 @@ def doing(feed: LiveFeed | None) -> None:
 def buffer_box(data: RunData) -> None:
     held = buffer(data)
     st.markdown("**Buffer**")
-    st.progress(min(1.0, held["count"] / max(1, held["window"])),
-                text=f"{held['count']} of w = {held['window']} messages: the window closes "
+    st.progress(min(1.0, held.count / max(1, held.window)),
+                text=f"{held.count} of w = {held.window} messages: the window closes "
                      "when it is full (or on Flush)")
-    lines = [f"{m.id} · {m.speaker}: {m.text[:140]}" for m in held["pending"][-8:]]
-    if held["count"] > 8:
-        lines.insert(0, f"… and {held['count'] - 8} earlier ones")
+    lines = [f"{m.id} · {m.speaker}: {m.text[:140]}" for m in held.pending[-8:]]
+    if held.count > 8:
+        lines.insert(0, f"… and {held.count - 8} earlier ones")
     st.text("\n".join(lines) or "(empty)")
 
 
@@ -185,10 +185,10 @@ def story_box(data: RunData) -> None:
             scroll_to(".st-key-live_newest", f"{data.run_id}:{window}")
         # the window's decisions in its heading: what a viewer waits for, high on the screen
         chips = " ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
-                         for s in story for r in s["decisions"].itertuples())
+                         for s in story for r in s.decisions.itertuples())
         show_html(f"<b class='live-newest'>Window {window}: {plural(len(story), 'episode')}</b> "
                   f"{chips}")
-    names = [f"{s['episode_id']}" for s in story]
+    names = [s.episode_id for s in story]
     tabs = st.tabs(names) if len(story) > 1 else [st.container()]
     tau = data.info.config.tau
     for tab, s in zip(tabs, story):
@@ -213,17 +213,17 @@ def window_picker(data: RunData, newest: int) -> int:
     return window
 
 
-def episode_story(data: RunData, s: dict, tau: float) -> None:
-    st.text(s["cue"])
-    st.caption(md_escape(f"{s['span']} · {plural(s['messages'], 'message')}"
-                         + (" · continues an earlier episode" if s["integrated"] else "")))
-    decisions = s["decisions"]
+def episode_story(data: RunData, s: EpisodeStory, tau: float) -> None:
+    st.text(s.cue)
+    st.caption(md_escape(f"{s.span} · {plural(s.messages, 'message')}"
+                         + (" · continues an earlier episode" if s.integrated else "")))
+    decisions = s.decisions
     if len(decisions):
         show_html(" ".join(f"{decision_chip(r.action, r.note)} {html_text(str(r.result_id))}"
                            for r in decisions.itertuples()))
     with st.expander("Narrative"):
-        st.text(s["narrative"])
-    seen, comp = s["evoked"], s["comparison"]
+        st.text(s.narrative)
+    seen, comp = s.evoked, s.comparison
     if seen is not None:
         if seen.frame.empty:
             st.caption("Evoked: nothing (semantic memory was empty).")
@@ -231,7 +231,7 @@ def episode_story(data: RunData, s: dict, tau: float) -> None:
             if seen.cold_start:
                 st.caption("Nothing known yet: no memory passed τ, so no prediction.")
             fig = evoked_figure(seen.frame.head(5), seen.tau, seen.management == "native")
-            st.plotly_chart(fig, key=f"live_evoked_{s['episode_id']}",
+            st.plotly_chart(fig, key=f"live_evoked_{s.episode_id}",
                             config={"displayModeBar": False})
     if comp is not None:
         show_html(legend_html())
