@@ -14,7 +14,7 @@ from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.store import open_store
 from nemori_ui.core.store.runs import list_runs, rename_run
 from nemori_ui.core.transcripts import parse_transcript
-from nemori_ui.ui.layout import PAGES
+from nemori_ui.ui.layout import PAGES, method_label
 from tests.app_jobs import jobs_done
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -267,11 +267,27 @@ def test_the_v1_choices_are_set_on_the_run_page_stored_and_named(isolated_home):
     at = open_page(start_app(), "pages/run.py")
     at.radio(key="source_kind").set_value("Upload a file").run()
     at.file_uploader(key="upload").upload("small.txt", SMALL, "text/plain").run()
-    for label, value in (("Semantic order", "window"), ("Cold start", "narrative")):
-        next(s for s in at.selectbox if s.label == label).set_value(value).run()
+    select = {s.label: s for s in at.selectbox}
+    # the offline engine makes no call: what only sets the calls is shown, not offered
+    assert select["Cold start"].disabled and select["Consolidation calls"].disabled
+    assert not select["Semantic order"].disabled and not select["Consolidation"].disabled
+    select["Semantic order"].set_value("window").run()
     jobs_done(at.button(key="run_button").click().run())
     assert not at.exception, [e.value for e in at.exception]
     config = list_runs(open_store(isolated_home))[0].config
-    assert (config.semantic_order, config.cold_start) == ("window", "narrative")
+    assert config.semantic_order == "window"
     shown = " ".join(c.value for c in at.sidebar.caption)
-    assert "window order (v1)" in shown and "narrative cold start (v1)" in shown
+    assert "window order (v1)" in shown and "offline rules" in shown
+    assert "one call per" not in shown and "cold start" not in shown
+
+
+def test_the_method_label_names_the_v1_choices_a_model_run_made():
+    config = PipelineConfig(backend="openai", semantic_order="window", cold_start="narrative")
+    label = method_label(config)
+    assert "gated at" in label and "window order (v1)" in label
+    assert "narrative cold start (v1)" in label
+    assert method_label(config.model_copy(update={"consolidation": "off"})).startswith(
+        "consolidation off")
+    # an offline run set from the command line makes no call: no call-only choice is named
+    offline = method_label(config.model_copy(update={"backend": "offline"}))
+    assert "cold start" not in offline and "gated" not in offline and "offline rules" in offline

@@ -41,15 +41,19 @@ PAGES = [
 
 
 def method_label(config) -> str:
-    """How the semantic stages ran, with each choice that follows the v1 code named."""
-    if config.consolidation == "gated":
+    """How the semantic stages ran, with each choice that follows the v1 code named. The
+    offline engine makes no call, so what only sets the calls is left out for it."""
+    offline = config.backend == "offline"
+    if offline and config.consolidation != "off":
+        parts = ["consolidation of every insight by the offline rules"]
+    elif config.consolidation == "gated":
         parts = [f"consolidation gated at {config.consolidation_gate:g}, "
                  f"one call per {config.consolidation_unit}"]
     else:
         parts = [f"consolidation {config.consolidation}"]
     if config.semantic_order == "window":
         parts.append("window order (v1)")
-    if config.cold_start == "narrative":
+    if config.cold_start == "narrative" and not offline:
         parts.append("narrative cold start (v1)")
     return " · ".join(parts)
 

@@ -105,17 +105,21 @@ def settings() -> PipelineConfig:
                              index=["nemori", "nemori-s"].index(saved.variant))
     management = c[3].selectbox("Management", ["native", "naive", "summary"],
                                 index=["native", "naive", "summary"].index(saved.management))
+    # what only decides how many calls are made cannot change an offline run: shown, not offered
+    calls_only = backend == "offline"
     c = st.columns(4)
     consolidation = _choice(
         c[0], "Consolidation", ["gated", "always", "off"], saved.consolidation,
         "gated: a consolidation call only for an insight with a stored memory above the "
         "embedder's gate (the same fact) or one it may contradict (the rest are new, no "
         "call); always: a call for every insight; "
-        "off: every statement stored, no call (the v1 code)")
+        "off: every statement stored, no call (the v1 code). The offline engine makes no "
+        "call, so under it gated and always both compare every insight")
     unit = _choice(
         c[3], "Consolidation calls", ["episode", "insight"], saved.consolidation_unit,
         "under gated: episode asks about all of an episode's insights that need a model in "
-        "one call, each against its own stored candidates; insight makes one call each")
+        "one call, each against its own stored candidates; insight makes one call each. "
+        "With an LLM only", disabled=calls_only)
     semantic_order = _choice(
         c[1], "Semantic order", ["sequential", "window"], saved.semantic_order,
         "sequential: each episode predicted from the store with what the window's earlier "
@@ -125,7 +129,8 @@ def settings() -> PipelineConfig:
         c[2], "Cold start", ["prediction", "narrative"], saved.cold_start,
         "with nothing stored yet: prediction distils the raw episode against an empty "
         "prediction (the paper); narrative distils the episode's title and narrative "
-        "directly (the v1 code). A model's choice: the offline engine reads the messages")
+        "directly (the v1 code). With an LLM only: the offline engine reads the messages",
+        disabled=calls_only)
     # the URL's user:password (if any) is used for the connection, never stored
     st.session_state.base_url_raw = base_url
     config = PipelineConfig(backend=backend, model=model, base_url=strip_url_credentials(base_url),
@@ -138,8 +143,10 @@ def settings() -> PipelineConfig:
     return config
 
 
-def _choice(where, label: str, options: list[str], current: str, help: str) -> str:
-    return where.selectbox(label, options, index=options.index(current), help=help)
+def _choice(where, label: str, options: list[str], current: str, help: str,
+            disabled: bool = False) -> str:
+    return where.selectbox(label, options, index=options.index(current), help=help,
+                           disabled=disabled)
 
 
 PRESET_HELP = ("paper: each prompt written to the official implementation's intent, rules and "
