@@ -65,6 +65,16 @@ def test_i_joined_to_someone_by_and_keeps_a_plural_verb(said, stated):
     assert resolve_pronouns(said, "Leo", "Tom") == stated
 
 
+@pytest.mark.parametrize("said, stated", [
+    ("I drew the plans myself", "Leo drew the plans themself"),
+    ("I went by myself in the end", "Leo went alone in the end"),
+    ("We painted the hall ourselves", "Leo and others painted the hall themselves"),
+    ("You should be proud of yourself", "Tom should be proud of themself"),
+])
+def test_a_reflexive_does_not_say_the_name_twice(said, stated):
+    assert resolve_pronouns(said, "Leo", "Tom") == stated
+
+
 @pytest.mark.parametrize("line", ["I'm on nights from the 9th.", "The shed is 3 by 4.",
                                   "Her flight lands at 6 on Sunday."])
 def test_a_short_number_is_content_enough_for_a_fact(line):

@@ -54,7 +54,7 @@ _CONTRACTIONS = [
 ]
 _WE_FORMS = [(re.compile(rf"\b[Ww]e(?:{pat})\b"), verb) for pat, verb in
              (("'re| are", " are"), ("'ve| have", " have"), ("'ll", " will"), ("'d", " would"))] + \
-    [(re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]urselves)\b"), "")]
+    [(re.compile(r"\b(?:[Ww]e|[Uu]s)\b"), "")]
 _CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), one, two)
                    for pat, one, two in _CONTRACTIONS]
 _WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(ADVERBS)) +
@@ -273,13 +273,24 @@ def _resolve(text: str, speaker: str, addressee: str | None) -> str:
     if addressee:
         text = re.sub(r"\b[Yy]ou\0", f"{addressee} ", text)
     text = re.sub(r"\bI\b", speaker, text)
+    text = _reflexives(text, bool(addressee))
     text = re.sub(r"\b(?:[Mm]y|[Mm]ine)\b", f"{speaker}'s", text)
-    text = re.sub(r"\b(?:[Mm]e|[Mm]yself)\b", speaker, text)
+    text = re.sub(r"\b[Mm]e\b", speaker, text)
     # "we" includes the speaker and people the statement does not name
     for pattern, verb in _WE_FORMS:
         text = pattern.sub(f"{speaker} and others{verb}", text)
     text = re.sub(r"\b(?:[Oo]ur|[Oo]urs)\b", f"{speaker}'s", text)
     if addressee:
         text = re.sub(r"\b(?:[Yy]our|[Yy]ours)\b", f"{addressee}'s", text)
-        text = re.sub(r"\b(?:[Yy]ou|[Yy]ourself)\b", addressee, text)
+        text = re.sub(r"\b[Yy]ou\b", addressee, text)
     return text.replace("\0", " ")
+
+
+def _reflexives(text: str, addressed: bool) -> str:
+    """A reflexive stands for the subject already named, so the name is not said twice ("I
+    drew the plans myself" is no "Tomas drew the plans Tomas"): "by myself" is "alone", any
+    other is "themself", which says one person without guessing a gender."""
+    who = r"myself|ourselves|yourself" if addressed else r"myself|ourselves"
+    text = re.sub(rf"\b[Bb]y (?:{who})\b", "alone", text)
+    text = re.sub(r"\b[Oo]urselves\b", "themselves", text)
+    return re.sub(rf"\b(?:{who})\b", "themself", text, flags=re.I)
