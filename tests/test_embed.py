@@ -19,6 +19,7 @@ import pytest
 
 from nemori_ui.core.embed import (CachedEmbedder, Embedder, MemoryVectorCache, MiniLMEmbedder,
                                   OpenAIEmbedder, VectorCache, load_minilm, text_key)
+from nemori_ui.core.embed.minilm import batches
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,6 +74,20 @@ def test_minilm_batch_equals_single(minilm):
     assert np.abs(batch - single).max() < 1e-5
     small_batches = MiniLMEmbedder(batch_size=2, threads=1).embed(texts)
     assert np.abs(batch - small_batches).max() < 1e-5
+
+
+def test_a_batch_closes_before_padding_outgrows_its_tokens():
+    lengths = np.array([3, 4, 4, 5, 12, 13, 40, 6, 5])
+    order = np.argsort(lengths, kind="stable")
+    cut = list(batches(lengths, order, most=3))
+    assert sorted(i for b in cut for i in b) == list(range(len(lengths)))
+    assert all(len(b) <= 3 for b in cut)
+    for b in cut:
+        # every batch but a lone text pads at most a fifth beyond the tokens it holds
+        held = lengths[b]
+        assert len(b) == 1 or held.max() * len(b) <= 1.2 * held.sum()
+    # the long text is never padded with short ones, nor they to it
+    assert [6] in [list(b) for b in cut]
 
 
 def test_load_minilm_is_shared_and_resettable():

@@ -20,6 +20,10 @@ ASSETS = Path(__file__).parent / "assets" / "minilm"
 TOKENIZER_PATH = ASSETS / "tokenizer.json"
 DIM = 384
 DEFAULT_MAX_LENGTH = 256  # the length the model was trained with (sentence-transformers)
+# A batch pads every text to its longest, and attention grows with the square of that length:
+# a batch closes before its padded size exceeds the tokens it holds by more than a fifth. On
+# chat messages, calls of 20 as a window makes ran 1.85x faster than one batch of 20.
+PADDING_SLACK = 1.2
 
 
 def model_path() -> Path:
@@ -31,7 +35,7 @@ class MiniLMEmbedder:
 
     dim: int = DIM
 
-    def __init__(self, *, batch_size: int = 64, max_length: int = DEFAULT_MAX_LENGTH,
+    def __init__(self, *, batch_size: int = 16, max_length: int = DEFAULT_MAX_LENGTH,
                  threads: int | None = None) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
@@ -71,11 +75,9 @@ class MiniLMEmbedder:
         limit = 16 * self.max_length
         encodings = self._tokenizer.encode_batch([t[:limit] for t in texts])
         lengths = np.array([len(e.ids) for e in encodings])
-        # Sorting the whole call by length makes each batch nearly uniform, so little compute
-        # goes to padding; rows are written back to their original positions.
+        # sorted by length, batches are nearly uniform; rows go back to their own positions
         order = np.argsort(lengths, kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
+        for idx in batches(lengths, order, self.batch_size):
             out[idx] = self._run([encodings[i] for i in idx])
         return out
 
@@ -95,6 +97,21 @@ class MiniLMEmbedder:
         m = mask[:, :, None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
         return unit_rows(pooled)
+
+
+def batches(lengths, order, most: int, slack: float = PADDING_SLACK):
+    """`order` (ascending length) cut into batches of at most `most`, each closed before the
+    next text would pad it past `slack` times the tokens it holds."""
+    batch, held = [], 0
+    for i in order:
+        n = int(lengths[i])
+        if batch and (len(batch) >= most or n * (len(batch) + 1) > slack * (held + n)):
+            yield batch
+            batch, held = [], 0
+        batch.append(i)
+        held += n
+    if batch:
+        yield batch
 
 
 @functools.lru_cache(maxsize=1)
