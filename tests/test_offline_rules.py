@@ -72,6 +72,10 @@ def test_one_fact_per_clause(sentence, parts):
     ("Absolutely, I drink three cups", "I drink three cups"),
     ("I loved the concert, Jon!", "I loved the concert"),
     ("Hey Gina, my shop opened last week", "My shop opened last week"),
+    ("Bad news, the ferry to Kiel is cancelled", "The ferry to Kiel is cancelled"),
+    # an aside within or after the statement says nothing of it
+    ("Melanie's shop opened last week by the way", "Melanie's shop opened last week"),
+    ("The shop is open, by the way, since Monday.", "The shop is open, since Monday."),
 ])
 def test_openers_and_forms_of_address_are_dropped(clause, expected):
     assert strip_openers(clause, ["Melanie", "Jon", "Gina"]) == expected

@@ -23,8 +23,8 @@ _OPENER = re.compile(
     r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|right|indeed|true|also|plus|and|but|"
     r"by the way|btw|you know|i mean|to be honest|thanks|thank you|aw|aww|omg|cool|nice|great|"
     r"awesome|sounds good|good|fun|exactly|agreed|same|perfect|then|alright|all right|ha|hah|"
-    r"hmm|um|uh|wait|look|listen|guess what|oh man|man|dude|gosh|whoa|yay|big news|good news|"
-    r"news|update|fun fact)\b[\s,!.:;-]*)+", re.I)
+    r"hmm|um|uh|wait|look|listen|guess what|oh man|man|dude|gosh|whoa|yay|"
+    r"(?:big|good|bad|great|sad|exciting|some) news|news|update|fun fact)\b[\s,!.:;-]*)+", re.I)
 
 _MODALS = frozenset("can could will would shall should may might must cannot can't couldn't "
                     "won't wouldn't shouldn't didn't wasn't".split())
@@ -158,7 +158,7 @@ def split_clauses(sentence: str, shortest: int = 3) -> list[str]:
 
 def strip_openers(clause: str, names: list[str]) -> str:
     """Drop interjections and a form of address at either end ("Wow, Mel, ..." / "..., Jon!")."""
-    text = _OPENER.sub("", clause).strip()
+    text = _ASIDE.sub("", _OPENER.sub("", clause)).strip()
     for _ in range(2):
         first, sep, rest = text.partition(",")
         if sep and addresses(first.strip(" !"), names):
@@ -172,6 +172,8 @@ def strip_openers(clause: str, names: list[str]) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
+# an aside said within or after the statement ("Meera loved the dal by the way")
+_ASIDE = re.compile(r",?\s+by the way\b(?=\s*(?:[,.!?;]|$))", re.I)
 # a short label before a colon ("Quick update:", "Less fun news:", "The not-so-fun part:")
 _LEAD_LABEL = re.compile(r"^([^:\d]{1,40}):\s+(?=\S)")
 # one word and a comma before a clause that goes on in lower case ("Done, an engineer will
