@@ -155,3 +155,9 @@ def test_every_word_of_a_place_name_is_the_places():
     # "Thomas'" is part of the hospital's name, not someone a "he" could be
     assert referents.referents("It's booked for 22 October at St Thomas'. ", SPEAKERS) == []
     assert referents.referents("We flew to New York and Dana met us. ", SPEAKERS) == ["Dana"]
+
+
+def test_a_name_after_an_article_is_a_thing_no_he_or_she_stands_for():
+    said = "Lars dropped out of the Dragon Ride, he broke his wrist on Thursday."
+    assert referents.referents(said, SPEAKERS) == ["Lars"]
+    assert referents.referents("Dana took an Uber Eats job. ", SPEAKERS) == ["Dana"]

@@ -48,7 +48,10 @@ AFTER_NAME = re.compile(r"^[A-Z]\S*?(?:\s+[A-Z]\S*?){0,2}(?:'s|’s)?\s+"
 _NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody someone somebody "
                        "nobody anyone since because although though while whenever unless until "
                        "once whereas".split())
-_PLACE_BEFORE = frozenset("in to at from near of on into around across through via".split())
+# a name after these is a place ("in Leeds") or a thing ("the Dragon Ride", "an Uber"), which
+# "he", "she" or "they" never is: a person's name takes no article
+_NO_PERSON_AFTER = frozenset("in to at from near of on into around across through via the a an"
+                          .split())
 
 
 def referents(text: str, speakers: list[str]) -> list[str]:
@@ -63,12 +66,11 @@ def referents(text: str, speakers: list[str]) -> list[str]:
         said = words(sentence)
         i = 0
         while i < len(said):
-            # a name after "in" / "to" / "from" is a place, which "he", "she" or "they" never is
             # an acronym ("SIM", "API") or a weekday names no "he" or "she"
             # a speaker's name or its short form ("Thanks, Mel!") is who is spoken to or about
             if is_name(said[i]) and not addresses(said[i], speakers) and not said[i].isupper() \
                     and said[i].lower() not in WEEKDAYS \
-                    and (i == 0 or said[i - 1].lower() not in _PLACE_BEFORE) \
+                    and (i == 0 or said[i - 1].lower() not in _NO_PERSON_AFTER) \
                     and (i > 0 or _verb(said[1:2])):
                 j = i + 1
                 while j < len(said) and is_name(said[j]) and not said[j - 1].endswith(("'s", "’s")):
@@ -78,8 +80,9 @@ def referents(text: str, speakers: list[str]) -> list[str]:
                 if name not in found:
                     found.append(name)
                 i = j
-            elif is_name(said[i]) and i and said[i - 1].lower() in _PLACE_BEFORE:
-                # the whole of a place's name is the place's: "at St Thomas'", "in New York"
+            elif is_name(said[i]) and i and said[i - 1].lower() in _NO_PERSON_AFTER:
+                # the whole of a place's name is the place's: "at St Thomas'", "in New York",
+                # and a thing's the thing's: "the Dragon Ride"
                 while i < len(said) and is_name(said[i]):
                     i += 1
             else:
