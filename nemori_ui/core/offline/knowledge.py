@@ -14,7 +14,7 @@ from .spelt_out import explicit_change
 from .facts import details, key_words
 from .phatic import (CAPTION_ONLY, KNOWLEDGE_KIND, PHATIC_KIND, LineDecision, PhaticClassifier,
                      rule, without_captions)
-from . import kin, referents, standalone
+from . import asked, kin, referents, standalone
 from .resolve import resolve_pronouns, split_ask, split_clauses, strip_openers
 from .text import content_words, normalise_chat, sentences, words
 
@@ -71,6 +71,7 @@ def _standalone(clause: str, m: Message, speakers: list[str],
     if clause is None:
         return None, "a self-introduction: who says it is known from every line"
     clause = kin.own_kin(referents.name_there(clause, said, speakers))
+    clause = asked.answered_it(clause, said, before, m.speaker, speakers)
     earlier = referents.referents(said, speakers)
     if not earlier:
         clause = kin.with_kin(clause, said) or clause
