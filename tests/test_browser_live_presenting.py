@@ -173,7 +173,9 @@ def test_presenter_mode_on_the_live_page(tmp_path):
         assert in_view(page, banner), "the banner is out of sight"
         assert in_view(page, page.get_by_text("Buffer", exact=True).first), "buffer out of sight"
         newest = page.locator(".live-newest")
-        assert newest.inner_text().startswith("Window 3") and in_view(page, newest)
+        # the panel redraws as the play goes on: in view once it has drawn
+        wait_for(lambda: newest.inner_text().startswith("Window 3") and in_view(page, newest),
+                 10, "the newest window's decisions in view")
         assert in_view(page, page.locator("span", has_text=re.compile("^new$")).first), \
             "the newest decisions are out of sight"
         log = page.locator('[data-testid="stTable"]').first

@@ -113,21 +113,23 @@ def status_row(data: RunData, feed: LiveFeed | None) -> None:
 
 
 def doing(feed: LiveFeed | None) -> None:
-    """Where the script is, which window is being processed, and why a feed stopped."""
+    """Where the script is, which window is being processed, and why a feed stopped: one line
+    of text, so that the decisions below do not jump down while a window is processed."""
+    parts = []
     script = feed.script if feed is not None else None
     if script is not None:
         # here, not beside the buttons: the panel is what refreshes while a play goes on
         nxt = script.next_message
-        st.caption(md_escape(f"{script.source}: {script.position} of {len(script.messages)} "
-                             "messages added" + (" · playing" if feed.playing else "")
-                             + (f" · next: {nxt.speaker}: {nxt.text[:100]}" if nxt else "")))
+        parts.append(f"{script.source}: {script.position} of {len(script.messages)} messages "
+                     "added" + (" · playing" if feed.playing else "")
+                     + (f" · next: {nxt.speaker}: {nxt.text[:60]}" if nxt else ""))
     progress = feed.progress if feed is not None else None
     if progress is not None and progress.stage != "done":
-        st.progress(min(1.0, (progress.episode + 1) / max(1, progress.episodes_in_window))
-                    if progress.episodes_in_window else 0.05,
-                    text=f"window {progress.window + 1} closed: {progress.stage}"
-                         + (f" (episode {progress.episode + 1} of {progress.episodes_in_window})"
-                            if progress.episodes_in_window else ""))
+        parts.append(f"window {progress.window + 1} closed: {progress.stage}"
+                     + (f" (episode {progress.episode + 1} of {progress.episodes_in_window})"
+                        if progress.episodes_in_window else ""))
+    if parts:
+        st.caption(md_escape(" · ".join(parts)))
     if feed is not None and feed.error:
         st.error(f"The feed stopped: {md_escape(feed.error)}. What was stored is kept.")
 
