@@ -17,6 +17,7 @@ def said_by(speaker: str, text: str) -> Message:
 def test_the_one_thing_a_question_names_with_the():
     assert asked_thing("Are you still organising the street party?") == "street party"
     assert asked_thing("Did you talk to Dad about the knee surgery?") == "knee surgery"
+    assert asked_thing("Is the client demo still on Thursday?") == "client demo"
     # none, several, or no question: nothing to stand for
     assert asked_thing("How are you?") is None
     assert asked_thing("Is the party before or after the match?") is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..models import Message
+from .resolve import ADVERBS
 
 # a thing named with "the": up to three lower-case words, ending where the question or a
 # preposition does ("the knee surgery", "the street party", "the flat in Leeds")
@@ -26,7 +27,13 @@ def asked_thing(question: str) -> str | None:
     if not question.rstrip().endswith("?") or len(re.findall(r"\bthe\b", question, re.I)) != 1:
         return None
     found = _THE_THING.search(question)
-    return found.group(1) if found else None
+    if not found:
+        return None
+    # "the client demo still on Thursday": an adverb is no part of the thing
+    named = found.group(1).split()
+    while named and named[-1] in ADVERBS:
+        named.pop()
+    return " ".join(named) or None
 
 
 def answered_it(clause: str, said: str, before: tuple[Message, ...], speaker: str,

@@ -68,8 +68,10 @@ _SUBJECT_YOU = re.compile(r"(?:^|[,;:.!?]\s*|\b(?:and|but|so|that|if|when|becaus
 
 
 # a short ask after a statement of the speaker's own: "I'm off to Porto in May, want to come?"
+# (or a check that the news is news: "I'm moving in June, did I tell you?")
 _ASK_TAIL = re.compile(r",\s*((?:want|wanna|fancy|care|any|anyone|interested|thoughts|ideas|"
-                       r"tips|recommendations|you in|keen)\b[^,]{0,30}\?)\s*$", re.I)
+                       r"tips|recommendations|you in|keen|did I (?:tell|mention)|"
+                       r"have I (?:told|mentioned))\b[^,]{0,30}\?)\s*$", re.I)
 _OWN_HEAD = re.compile(r"(?:^|,\s*)(?:I|I'm|I've|I'll|we|we're|we've|we'll|my|our)\b", re.I)
 
 
