@@ -156,6 +156,7 @@ def test_rules_decide_talk_without_a_model(line, reason):
 
 @pytest.mark.parametrize("line", ["I have to go to Glasgow for the trial next week.",
                                   "I'm off work every Friday.",
+                                  "I'm off the antibiotics since the weekend.",
                                   "I've got two exams to sit in May."])
 def test_a_plan_is_not_read_as_taking_leave(line):
     decision = rule(line)

@@ -194,6 +194,9 @@ def test_a_short_ask_after_the_speakers_statement_is_cut_off_as_talk():
     assert split_ask("We're driving to Cadiz on 3 May, want to come?") == \
         ["We're driving to Cadiz on 3 May.", "want to come?"]
     assert rule("want to come?").kind == "phatic"
+    # a suggestion after the speaker's news, the news opened by a conjunction
+    assert split_ask("And I'm off the antibiotics, so maybe one tasting after all?") == \
+        ["And I'm off the antibiotics.", "so maybe one tasting after all?"]
     # asking whether the news is news asks nothing about it
     assert split_ask("I'm moving to the Graz office in June, did I tell you?") == \
         ["I'm moving to the Graz office in June.", "did I tell you?"]

@@ -66,13 +66,13 @@ _NOT_VERBS = frozenset("and or nor but both all two too alone guys".split())
 _SUBJECT_YOU = re.compile(r"(?:^|[,;:.!?]\s*|\b(?:and|but|so|that|if|when|because|as|since|"
                           r"while|then|or)\s+)$", re.I)
 
-
-# a short ask after a statement of the speaker's own: "I'm off to Porto in May, want to come?"
-# (or a check that the news is news: "I'm moving in June, did I tell you?")
+# a short ask after the speaker's own statement: "I'm off to Porto in May, want to come?"; a
+# check that the news is news: "I'm moving in June, did I tell you?"
 _ASK_TAIL = re.compile(r",\s*((?:want|wanna|fancy|care|any|anyone|interested|thoughts|ideas|"
-                       r"tips|recommendations|you in|keen|did I (?:tell|mention)|"
+                       r"tips|recommendations|you in|keen|(?:so )?maybe|did I (?:tell|mention)|"
                        r"have I (?:told|mentioned))\b[^,]{0,30}\?)\s*$", re.I)
-_OWN_HEAD = re.compile(r"(?:^|,\s*)(?:I|I'm|I've|I'll|we|we're|we've|we'll|my|our)\b", re.I)
+_OWN_HEAD = re.compile(r"(?:^(?:(?:and|but|also|so|plus|oh|well),?\s+)?|,\s*)"
+                       r"(?:I|I'm|I've|I'll|we|we're|we've|we'll|my|our)\b", re.I)
 
 
 def split_ask(sentence: str) -> list[str]:
