@@ -37,8 +37,9 @@ IDIOMS = re.compile(
     r"you got this|you've got this|means a lot|means the world)\b", re.I)
 # the speaker taking leave: "I'm off to nap before my shift", "I've got boxes to pack"
 LEAVING = re.compile(
-    r"^(?:(?:I'm|I am) off(?=\s+(?:to|now|for|home|out|then)\b|[\s,!.]*$)|(?:I've|I have|I) got (?:\w+ ){1,3}to (?:pack|"
-    r"do|finish|sort|catch|cook|clean|mark|grade|write)\b|(?:I|I've) (?:gotta|got to|have to|"
+    r"^(?:(?:I'm|I am) off(?=\s+(?:to|now|for|home|out|then)\b|[\s,!.]*$)|"
+    r"(?:I've|I have|I) got (?:\w+ ){1,3}to (?:pack|do|finish|sort|catch|cook|clean|mark|grade|"
+    r"write)\b|(?:I|I've) (?:gotta|got to|have to|"
     r"need to|must) (?:go|run|dash|fly|head off|get going|get back|sleep|crash)(?: now| soon)?"
     r"[\s,!.]*$)", re.I)
 # a question by its word order, asked in chat without its question mark: "how's the dog btw",

@@ -50,8 +50,8 @@ _NOT_NAMES = frozenset("today tonight tomorrow yesterday everyone everybody some
                        "once whereas".split())
 # a name after these is a place ("in Leeds") or a thing ("the Dragon Ride", "an Uber"), which
 # "he", "she" or "they" never is: a person's name takes no article
-_NO_PERSON_AFTER = frozenset("in to at from near of on into around across through via the a an"
-                          .split())
+_NO_PERSON_AFTER = frozenset(
+    "in to at from near of on into around across through via the a an".split())
 
 
 def referents(text: str, speakers: list[str]) -> list[str]:
