@@ -7,10 +7,12 @@ one layout.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import warnings
 from typing import Literal
 
+import faiss
 import numpy as np
 import pandas as pd
 
@@ -91,17 +93,60 @@ def project(vectors, method: Method = "umap", n_neighbors: int = 15, min_dist: f
         return pca_project(x, pca_basis(x))
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; use one of {', '.join(METRICS)}")
-    # numba compiles UMAP's kernels on first use (tens of seconds); kept on disk, later server
-    # starts load them instead. Set before numba is imported, which this import does.
-    os.environ.setdefault("NUMBA_CACHE_DIR", str(default_home() / "numba-cache"))
-    import umap  # imported here: it loads numba, which takes seconds the PCA path never needs
-
-    reducer = umap.UMAP(n_components=2, n_neighbors=max(2, min(int(n_neighbors), n - 1)),
-                        min_dist=float(min_dist), metric=metric, random_state=seed)
+    k = max(2, min(int(n_neighbors), n - 1))
+    reducer = _umap().UMAP(n_components=2, n_neighbors=k, min_dist=float(min_dist), metric=metric,
+                        random_state=seed, precomputed_knn=exact_neighbours(x, k, metric))
     with warnings.catch_warnings():
         # a fixed random_state forces one thread; umap warns about it on every call
         warnings.filterwarnings("ignore", message=".*n_jobs.*overridden.*")
+        # no search index goes with the neighbours: the map never places new points by UMAP
+        warnings.filterwarnings("ignore", message=".*knn_search_index.*")
         return np.asarray(reducer.fit_transform(x), dtype=np.float32)
+
+
+@functools.cache
+def _umap():
+    """The umap module, its kernels kept compiled on disk.
+
+    numba compiles UMAP's kernels on first use (tens of seconds) and keeps on disk those marked
+    for it, so later server starts load them. Two that a layout always runs are not marked, and
+    were compiled again in every process (7 s); they are kept too. Set before numba is imported,
+    which importing umap does, and imported here because the PCA path never needs it.
+    """
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(default_home() / "numba-cache"))
+    import umap
+    from umap import umap_
+
+    for kernel in (umap_.smooth_knn_dist, umap_.compute_membership_strengths):
+        kernel.enable_caching()
+    return umap
+
+
+def exact_neighbours(x: np.ndarray, k: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, distances) of each point's k nearest points under `metric`, itself first.
+
+    Handed to UMAP, they replace its own search: that is a numba kernel compiled in every new
+    process (11 of the 17 s the first layout after a server start took, with the compiled
+    kernels already on disk), while FAISS's exact search takes milliseconds at a map's sizes.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if metric == "euclidean":
+        found, index = faiss.knn(x, x, k)
+        dist = np.sqrt(np.maximum(found, 0.0))
+    else:
+        if metric == "correlation":     # correlation distance is the cosine one, centred
+            x = x - x.mean(axis=1, keepdims=True)
+        norms = np.linalg.norm(x, axis=1, keepdims=True)
+        unit = np.ascontiguousarray(x / np.where(norms > 0, norms, 1.0), dtype=np.float32)
+        found, index = faiss.knn(unit, unit, k, metric=faiss.METRIC_INNER_PRODUCT)
+        dist = np.maximum(1.0 - found, 0.0)
+    for i, row in enumerate(index):
+        # a duplicate point may come before the point itself; UMAP expects itself first
+        if row[0] != i:
+            rest = [j for j in range(k) if row[j] != i][:k - 1]
+            index[i] = [i, *row[rest]]
+            dist[i] = [0.0, *dist[i][rest]]
+    return index.astype(np.int64), dist.astype(np.float32)
 
 
 def _session_time_speaker(message_ids, data: RunData, *, latest: bool):
