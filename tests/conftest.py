@@ -24,7 +24,13 @@ def shared_numba_cache(tmp_path_factory):
     wins."""
     patch = pytest.MonkeyPatch()
     if "NUMBA_CACHE_DIR" not in os.environ:
-        patch.setenv("NUMBA_CACHE_DIR", str(tmp_path_factory.mktemp("numba-cache")))
+        # one folder for all of a run's workers (pytest-xdist gives each its own temp folder
+        # under a shared one): the first to compile a kernel keeps it for the others
+        base = tmp_path_factory.getbasetemp()
+        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        folder = shared / "numba-cache"
+        folder.mkdir(exist_ok=True)
+        patch.setenv("NUMBA_CACHE_DIR", str(folder))
     yield
     patch.undo()
 
