@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import tempfile
 import time
@@ -28,9 +27,9 @@ set_log_level("error")   # the pages imported outside a server warn about their 
 
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.store.runs import list_runs  # noqa: E402
-from tests.browser_app import (PAGE_INDEX, RUN_HEADING, app_server,  # noqa: E402
-                               close_shared_browser, nav_link, open_browser, open_home, open_nav,
-                               settle, wait_for)
+from tests.browser_app import (RUN_HEADING, app_server, close_shared_browser,  # noqa: E402
+                               every_page_and_tab, open_browser, open_home, open_nav, settle,
+                               wait_for)
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -58,18 +57,6 @@ def memory_mb(pid: int) -> tuple[float, float]:
     return (int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024)
 
 
-def tour(page) -> None:
-    """Every page, and every tab on it, as a reader clicks through them."""
-    for stem in PAGE_INDEX:
-        nav_link(page, PAGE_INDEX[stem]).click()
-        page.wait_for_url(re.compile(rf"/{stem}(\?|$)|/$"))
-        page.locator("h1").first.wait_for(state="visible")
-        settle(page)
-        for tab in page.get_by_role("tab").all():
-            tab.click()
-            settle(page)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--post-script-gc", choices=("on", "off"), default="off")
@@ -92,7 +79,8 @@ def main() -> None:
                 run_cpu = cpu_seconds(proc.pid)
                 run_s = time.monotonic() - start
                 for _ in range(args.rounds):
-                    tour(page)
+                    for _ in every_page_and_tab(page, on_overview=False):
+                        pass
                 own, children = cpu_seconds(proc.pid)
                 rss, peak = memory_mb(proc.pid)
                 total_s = time.monotonic() - start

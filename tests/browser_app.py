@@ -34,6 +34,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 # Streamlit reruns the whole script on every interaction; give each step room on a slow runner.
 STEP_MS = 60_000
 SERVER_START_S = 60
+UMAP_S = 300         # UMAP's kernels compiled on a busy 2-core machine, then the layout
 RUN_HEADING = re.compile(r"^\s*Run\s*$")
 PAGE_INDEX = {Path(p[0]).stem: i for i, p in enumerate(PAGES)}
 
@@ -190,6 +191,31 @@ def nav_link(page, index: int):
     if more.count() and "more" in more.inner_text().lower():
         more.click()
     return page.locator('[data-testid="stSidebarNav"] a').nth(index)
+
+
+def every_page_and_tab(page, *, on_overview: bool = True):
+    """Open every page from the sidebar and every tab on it, each settled, as a reader clicks
+    through them; yields (stem, tab) after each tab and (stem, None) after the page's tabs.
+    `on_overview`: the page shows the Overview already, so it is not clicked."""
+    for stem in PAGE_INDEX:
+        if not (on_overview and stem == "overview"):
+            nav_link(page, PAGE_INDEX[stem]).click()
+            page.wait_for_url(re.compile(r"/(overview)?(\?|$)" if stem == "overview"
+                                         else rf"/{stem}(\?|$)"))
+        page.locator("h1").first.wait_for(state="visible")
+        settle(page)
+        for tab in page.get_by_role("tab").all():
+            tab.click()
+            settle(page)
+            yield stem, tab
+        yield stem, None
+
+
+def umap_shown(page) -> None:
+    """Wait until the memory map shows its UMAP layout, which replaces PCA when the server's
+    layout process has it (a redraw that drops a selection made on the PCA layout)."""
+    page.get_by_text(re.compile(r"^Layout shown: UMAP")).wait_for(timeout=UMAP_S * 1000)
+    settle(page)
 
 
 def open_nav(page, stem: str, pattern: re.Pattern) -> None:

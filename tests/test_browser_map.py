@@ -18,11 +18,10 @@ from nemori_ui.core.projection import points_frame
 from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.views.run_data import load_run_data
-from tests.browser_app import (SHOTS, app_server, need_chromium, open_browser, open_home,
-                               open_nav, settle)
+from tests.browser_app import (SHOTS, UMAP_S, app_server, need_chromium, open_browser,
+                               open_home, open_nav, settle)
 from tests.conftest import LOCOMO, require_locomo
 
-UMAP_S = 300         # kernels compiled on a busy 2-core machine, then the layout
 
 
 def both_conversations() -> Conversation:

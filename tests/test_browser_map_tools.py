@@ -9,7 +9,7 @@ import re
 
 from nemori_ui.core.store import open_store
 from tests.browser_app import (SHOTS, app_server, need_chromium, open_browser, open_home,
-                               open_nav, settle, wait_for)
+                               open_nav, settle, umap_shown, wait_for)
 from tests.conftest import run_sample
 
 # the map's points as drawn: per legend entry, the ids of its points
@@ -49,6 +49,7 @@ def test_colour_scrub_and_lasso_on_the_map(tmp_path):
             open_browser(viewport=(1280, 800), failure_shot="map-tools-failure.png") as page:
         open_home(page, url)
         open_nav(page, "memory_map", re.compile("Memory map"))
+        umap_shown(page)         # the tools are tried on the layout that stays
         page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
         every = sorted(i for ids in drawn(page).values() for i in ids)
         assert len(every) > 20

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.browser_app import (PAGE_INDEX, RUN_HEADING, SHOTS, app_server, nav_link,
+from tests.browser_app import (RUN_HEADING, SHOTS, app_server, every_page_and_tab,
                                need_chromium, open_browser, open_home, open_nav, settle)
 from tests.browser_runs import stored_run
 
@@ -40,22 +40,12 @@ def test_every_page_counts_in_words(tmp_path):
     with app_server(home, tmp_path / "streamlit.log") as (url, _), \
             open_browser(viewport=(1280, 800), failure_shot="plurals-failure.png") as page:
         open_home(page, url)
-        for stem in PAGE_INDEX:
-            if stem != "overview":
-                nav_link(page, PAGE_INDEX[stem]).click()
-                page.wait_for_url(re.compile(rf"/{stem}(\?|$)"))
-            page.locator("h1").first.wait_for(state="visible")
-            settle(page)
-            for tab in page.get_by_role("tab").all():
-                tab.click()
-                settle(page)
-                wrong = wrong_counts(page.evaluate(MAIN_TEXT))
-                if wrong:
-                    found.setdefault(stem, []).extend(wrong)
+        for stem, tab in every_page_and_tab(page):
             wrong = wrong_counts(page.evaluate(MAIN_TEXT))
             if wrong:
                 found.setdefault(stem, []).extend(wrong)
-                page.screenshot(path=SHOTS / f"plurals-{stem}.png")
+                if tab is None:
+                    page.screenshot(path=SHOTS / f"plurals-{stem}.png")
         # the Run page's preview of an upload of one conversation
         open_nav(page, "run", RUN_HEADING)
         page.get_by_text("Upload a file", exact=True).click()
