@@ -34,9 +34,14 @@ from tests.browser_app import (RUN_HEADING, app_server, close_shared_browser,  #
 TICK = os.sysconf("SC_CLK_TCK")
 
 
+def _stat(pid) -> list[str]:
+    """/proc/<pid>/stat's fields after the command name (utime is [11], cutime [13])."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid: int) -> tuple[float, float]:
     """(the process's own CPU seconds, its children's that ended or are running)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(pid)
     own = (int(fields[11]) + int(fields[12])) / TICK
     children = (int(fields[13]) + int(fields[14])) / TICK
     # the layout process is started by one of the server's threads, not its main one
@@ -44,10 +49,10 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
             .split()}
     for child in kids:
         try:
-            sub = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
-            children += (int(sub[11]) + int(sub[12])) / TICK
+            sub = _stat(child)
         except FileNotFoundError:
-            pass
+            continue
+        children += (int(sub[11]) + int(sub[12])) / TICK
     return own, children
 
 
