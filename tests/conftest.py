@@ -103,6 +103,28 @@ def sample_run(tmp_path_factory):
     return store, run_sample(store)
 
 
+# The modules that took longest, longest first (seconds each took in a 2-worker run, from
+# `python -m pytest --junitxml=...`): scale 83, browser_live_presenting 82, browser_jobs 77,
+# browser_run_progress 67, browser_map 57, browser_live 57, readme_example 52, ... down to
+# about 25 s. pytest-xdist hands a worker the next module in collection order
+# (`--no-loadscope-reorder`; its default puts the modules with most tests first), so started
+# first they end before the short ones instead of running alone at the end while the other
+# worker idles.
+LONGEST_FIRST = (
+    "test_scale", "test_browser_live_presenting", "test_browser_jobs",
+    "test_browser_run_progress", "test_browser_map", "test_browser_live", "test_readme_example",
+    "test_browser_demo_presenter", "test_real_server", "test_browser", "test_browser_whatif_diff",
+    "test_views_knowledge", "test_eval_harness", "test_browser_trace", "test_llm_deadline",
+    "test_browser_dark_charts", "test_browser_plurals", "test_server_not_ready", "test_app_run",
+    "test_browser_map_tools", "test_browser_sweep_across", "test_browser_live_idle",
+    "test_browser_cancel", "test_kill_resume")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))   # stable: keeps the rest
+
+
 def pytest_runtest_teardown(item, nextitem):
     """Stop the browser tests' shared Chromium once the next test opens no browser (or none is
     left): see tests/browser_app.py."""
