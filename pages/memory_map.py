@@ -9,7 +9,7 @@ from nemori_ui.core.projection import (METRICS, known_by, matching, nearest_neig
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
 from nemori_ui.ui.map_widgets import (COLOR_BY, layout, map_figure, memory_state, run_stamp,
-                                      show_map, umap_layout)
+                                      show_map, umap_layout, warm_projection)
 from nemori_ui.core.views.wording import plural
 
 # Above this many points UMAP takes tens of seconds: PCA is shown until UMAP is asked for.
@@ -17,6 +17,9 @@ UMAP_ON_REQUEST_FROM = 2000
 METHODS = {"umap": "UMAP", "pca": "PCA (instant)"}
 TEXT = st.column_config.TextColumn(width="large")
 
+# UMAP's kernels start loading in the background the first time a session opens the map, not
+# at every server start: a server nobody asks for a map spends nothing on them
+warm_projection()
 data = page_setup("Memory map")
 if data is None:
     st.stop()

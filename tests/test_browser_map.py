@@ -1,5 +1,6 @@
 """The memory map in a real browser right after a server start: it draws at once with PCA,
-and UMAP replaces it without a reload. Prints how long the first visit took (-s)."""
+and UMAP replaces it without a reload; the layout process starts only once the map is opened.
+Prints how long the first visit took (-s)."""
 
 from __future__ import annotations
 
@@ -48,18 +49,28 @@ def big_run(home: Path) -> int:
     return points
 
 
+def layout_processes(server_pid: int) -> list[int]:
+    """The map's layout processes the server started (from any of its threads)."""
+    kids = {int(c) for t in Path(f"/proc/{server_pid}/task").iterdir()
+            for c in (t / "children").read_text().split()}
+    return [k for k in kids
+            if b"projection_worker" in Path(f"/proc/{k}/cmdline").read_bytes()]
+
+
 def test_the_map_opens_with_pca_and_umap_follows(tmp_path):
     need_chromium()
     require_locomo()
     home = tmp_path / "home"
     points = big_run(home)
-    with app_server(home, tmp_path / "streamlit.log") as (url, _), \
+    with app_server(home, tmp_path / "streamlit.log") as (url, server), \
             open_browser(failure_shot="map-failure.png") as page:
         open_home(page, url)
+        assert layout_processes(server.pid) == [], "UMAP loaded before anyone opened the map"
         started = time.perf_counter()
         open_nav(page, "memory_map", re.compile("Memory map"))
         page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for()
         first_visit = time.perf_counter() - started
+        assert len(layout_processes(server.pid)) == 1
         shown = page.get_by_text(re.compile(r"^Layout shown: (PCA|UMAP)"))
         label = shown.first.inner_text()
         page.screenshot(path=SHOTS / "map-01-first-visit.png")

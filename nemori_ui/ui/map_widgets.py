@@ -72,16 +72,17 @@ def layout(data: RunData, vectors: np.ndarray, method: str, n_neighbors: int = 1
 
 @st.cache_resource(show_spinner=False)
 def _projector() -> ProjectionWorker:
-    """One background process for UMAP layouts, shared by every session. Its first task imports
-    UMAP and compiles its kernels (numba, 10 s to a minute after a start), so no visitor waits
-    for that, and being another process it takes no time from the pages' own work."""
+    """One background process for UMAP layouts, shared by every session, started when the map
+    is first opened. Its first task imports UMAP and loads its kernels (numba: about 4 s of CPU
+    once they are on disk, 10 s to a minute when compiled), while the map shows PCA; being
+    another process it takes no time from the pages' own work."""
     worker = ProjectionWorker()
     worker.submit(warm_umap)
     return worker
 
 
 def warm_projection() -> None:
-    """Start compiling UMAP in a background process, once per server process."""
+    """Start loading UMAP in the background process, once per server process."""
     _projector()
 
 
