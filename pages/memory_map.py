@@ -8,8 +8,9 @@ from nemori_ui.core.projection import (METRICS, known_by, matching, nearest_neig
                                        point_vectors, points_frame)
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.safe import md_escape
-from nemori_ui.ui.map_widgets import (COLOR_BY, layout, map_figure, memory_state, run_stamp,
-                                      show_map, umap_layout, warm_projection)
+from nemori_ui.ui.map_widgets import (COLOR_BY, kept_selection, layout, map_figure,
+                                      memory_state, run_stamp, show_map, umap_layout,
+                                      warm_projection)
 from nemori_ui.core.views.wording import plural
 
 # Above this many points UMAP takes tens of seconds: PCA is shown until UMAP is asked for.
@@ -102,8 +103,20 @@ if query.strip():
 rows = [r for r in show_map(map_figure(shown, shown_xy, color_by, marked=hits,
                                        marked_name="matches search"), key=chart_key)
         if r < len(shown)]
+# a redrawn chart (UMAP arriving, another colouring) forgets its selection: the page keeps it
+rows, st.session_state.map_kept, kept = kept_selection(
+    rows, (data.run_id, run_stamp(data), tuple(sorted(kinds)), superseded, upto),
+    (shown_method, color_by, *params, query.strip()),
+    st.session_state.get("map_kept"))
 
 st.subheader("Selection")
+if kept:
+    k1, k2 = st.columns([5, 1])
+    k1.caption(f"Kept from before the map was redrawn: {plural(len(rows), 'point')}. Select on "
+               "the map to replace it.")
+    if k2.button("Clear", key="map_clear_kept"):
+        st.session_state.map_kept = None
+        st.rerun()
 if not rows and hits:
     rows = shown.index[shown["id"].isin(hits)].tolist()
     st.caption("Nothing selected on the map: the search's matches are listed.")

@@ -1,6 +1,7 @@
 """The memory map's tools in a real browser, as Embedding Atlas and the TensorBoard projector
 have them: colour by window, session, decision or speaker, a scrubber back to the memory as it
-stood after a window, and a lasso whose members are listed and exported."""
+stood after a window, and a lasso whose members are listed and exported, and stay listed when
+the map is drawn again with other colours or another layout."""
 
 from __future__ import annotations
 
@@ -104,6 +105,24 @@ def test_colour_scrub_and_lasso_on_the_map(tmp_path):
             rows = list(csv.reader(f))
         assert rows[0][:2] == ["id", "kind"]
         assert sorted(r[0] for r in rows[1:]) == every
+
+        # the selection outlives a redraw of the same points: another colouring, then PCA
+        colour_by(page, "speaker")
+        kept = page.get_by_text(re.compile(r"^Kept from before the map was redrawn"))
+        kept.wait_for()
+        settle(page)
+        assert int(re.search(r"these (\d+)", export.inner_text()).group(1)) == len(every)
+        page.get_by_text("PCA (instant)", exact=True).click()
+        page.get_by_text(re.compile(r"^Layout shown: PCA")).wait_for()
+        settle(page)
+        assert kept.count() == 1
+        kept.scroll_into_view_if_needed()
+        page.screenshot(path=SHOTS / "map-selection-kept-1280.png")
+        assert int(re.search(r"these (\d+)", export.inner_text()).group(1)) == len(every)
+        page.get_by_role("button", name="Clear", exact=True).click()
+        page.get_by_text(re.compile(r"^Nothing selected")).wait_for()
+        settle(page)
+        assert kept.count() == 0 and export.count() == 0
         page.set_viewport_size({"width": 1920, "height": 1080})
         settle(page)
-        page.screenshot(path=SHOTS / "map-lasso-1920.png")
+        page.screenshot(path=SHOTS / "map-1920.png")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from concurrent.futures import Future
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -199,6 +200,30 @@ def selected_rows(event) -> list[int]:
             if row not in rows:
                 rows.append(row)
     return rows
+
+
+@dataclass(frozen=True)
+class KeptSelection:
+    """The last selection made on the map: its rows of the points shown, which points were
+    shown (`points`), and on which drawing (`drawing`: layout, colours, search)."""
+    points: tuple
+    drawing: tuple
+    rows: tuple[int, ...]
+
+
+def kept_selection(rows: list[int], points: tuple, drawing: tuple,
+                   kept: KeptSelection | None) -> tuple[list[int], KeptSelection | None, bool]:
+    """What the map's selection lists: (rows, what to keep, whether they were kept).
+
+    A chart drawn anew (UMAP replacing PCA, another colouring) starts with nothing selected;
+    the selection made on the drawing before is kept while the same points are shown, until
+    one is made on this drawing. Nothing selected on the drawing the selection was made on
+    means it was cleared there."""
+    if rows:
+        return rows, KeptSelection(points, drawing, tuple(rows)), False
+    if kept is not None and kept.points == points and kept.drawing != drawing:
+        return list(kept.rows), kept, True
+    return [], None, False
 
 
 def show_map(fig: go.Figure, key: str, *, selectable: bool = True) -> list[int]:
