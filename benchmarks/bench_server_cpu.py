@@ -27,33 +27,21 @@ set_log_level("error")   # the pages imported outside a server warn about their 
 
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.store.runs import list_runs  # noqa: E402
+from proc_stat import own_cpu, stat_fields, waited_children_cpu  # noqa: E402
 from tests.browser_app import (RUN_HEADING, app_server, close_shared_browser,  # noqa: E402
                                every_page_and_tab, open_browser, open_home, open_nav, settle,
-                               wait_for)
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _stat(pid) -> list[str]:
-    """/proc/<pid>/stat's fields after the command name (utime is [11], cutime [13])."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-
+                               started_by, wait_for)
 
 def cpu_seconds(pid: int) -> tuple[float, float]:
     """(the process's own CPU seconds, its children's that ended or are running)."""
-    fields = _stat(pid)
-    own = (int(fields[11]) + int(fields[12])) / TICK
-    children = (int(fields[13]) + int(fields[14])) / TICK
-    # the layout process is started by one of the server's threads, not its main one
-    kids = {c for t in Path(f"/proc/{pid}/task").iterdir() for c in (t / "children").read_text()
-            .split()}
-    for child in kids:
+    fields = stat_fields(pid)
+    children = waited_children_cpu(fields)
+    for child in started_by(pid):
         try:
-            sub = _stat(child)
+            children += own_cpu(stat_fields(child))
         except FileNotFoundError:
             continue
-        children += (int(sub[11]) + int(sub[12])) / TICK
-    return own, children
+    return own_cpu(fields), children
 
 
 def memory_mb(pid: int) -> tuple[float, float]:

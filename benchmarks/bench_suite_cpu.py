@@ -21,7 +21,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-TICK = os.sysconf("SC_CLK_TCK")
+from proc_stat import TICK, own_cpu, stat_fields
+
 # the first kind whose word is in a process's command line names it
 KINDS = (("chromium", "Chromium"), ("streamlit", "app servers (and their map process)"),
          ("ray", "Ray"), ("playwright", "Playwright's driver"), ("node", "Playwright's driver"),
@@ -51,12 +52,12 @@ def process_cpu() -> dict[int, tuple[str, float]]:
         if not entry.isdigit():
             continue
         try:
-            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = own_cpu(stat_fields(entry))
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(
                 errors="replace")
         except OSError:     # it ended meanwhile
             continue
-        out[int(entry)] = (kind_of(cmdline), (int(stat[11]) + int(stat[12])) / TICK)
+        out[int(entry)] = (kind_of(cmdline), cpu)
     return out
 
 

@@ -90,6 +90,13 @@ def app_server(home: Path, log: Path):
                 proc.wait()
 
 
+def started_by(pid: int) -> set[int]:
+    """The live child processes of `pid`, started by any of its threads (Streamlit starts the
+    map's layout process from a script thread, not its main one)."""
+    return {int(c) for t in Path(f"/proc/{pid}/task").iterdir()
+            for c in (t / "children").read_text().split()}
+
+
 _SHARED: dict = {}
 
 

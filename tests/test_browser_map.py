@@ -20,7 +20,7 @@ from nemori_ui.core.store import open_store
 from nemori_ui.core.transcripts import load_transcript
 from nemori_ui.core.views.run_data import load_run_data
 from tests.browser_app import (SHOTS, UMAP_S, app_server, need_chromium, open_browser,
-                               open_home, open_nav, settle)
+                               open_home, open_nav, settle, started_by)
 from tests.conftest import LOCOMO, require_locomo
 
 
@@ -51,9 +51,7 @@ def big_run(home: Path) -> int:
 
 def layout_processes(server_pid: int) -> list[int]:
     """The map's layout processes the server started (from any of its threads)."""
-    kids = {int(c) for t in Path(f"/proc/{server_pid}/task").iterdir()
-            for c in (t / "children").read_text().split()}
-    return [k for k in kids
+    return [k for k in started_by(server_pid)
             if b"projection_worker" in Path(f"/proc/{k}/cmdline").read_bytes()]
 
 
