@@ -1,5 +1,6 @@
-"""The app in a real browser, for the browser tests: `streamlit run app.py` on a free port with
-its own home folder, Debian's Chromium driven by Playwright, and waiting for a page to settle.
+"""The app in a real browser, for the browser tests: `streamlit run app.py` with its own home
+folder, Debian's Chromium driven by Playwright (tests/browser_session.py), and waiting for a
+page to settle.
 
     with app_server(home, log) as (url, proc), open_browser() as page:
         page.goto(url, wait_until="commit")
@@ -22,26 +23,14 @@ import pytest
 
 from nemori_ui.ui.layout import PAGES
 
-playwright_api = pytest.importorskip("playwright.sync_api",
-                                     reason="the playwright package is not installed")
+from tests.browser_session import (CHROMIUM, CHROMIUM_ARGS, OUTPUT, ROOT, SHOTS,  # noqa: F401
+                                   STEP_MS, close_shared_browser, need_chromium, open_browser,
+                                   playwright_api, shared_browser)
 
-ROOT = Path(__file__).resolve().parents[1]
-OUTPUT = ROOT / "tests" / "output"
-SHOTS = OUTPUT / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-# Streamlit reruns the whole script on every interaction; give each step room on a slow runner.
-STEP_MS = 60_000
 SERVER_START_S = 60
 UMAP_S = 300         # UMAP's kernels compiled on a busy 2-core machine, then the layout
 RUN_HEADING = re.compile(r"^\s*Run\s*$")
 PAGE_INDEX = {Path(p[0]).stem: i for i, p in enumerate(PAGES)}
-
-
-def need_chromium() -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (CI installs the Debian package 'chromium')")
 
 
 def free_port() -> int:
@@ -50,11 +39,32 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+_PORT: list[int] = []
+
+
+def app_port() -> int:
+    """The port this process's app servers listen on: the same one whenever it is free, so the
+    kept tab (tests/browser_session.py) stays on one origin and reuses the app's scripts it has
+    compiled; a free one when it is taken (two servers at once)."""
+    if _PORT:
+        with socket.socket() as sock:
+            # as Tornado binds: a closed server's connections in TIME_WAIT do not count
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", _PORT[0]))
+                sock.listen()
+                return _PORT[0]
+            except OSError:
+                return free_port()
+    _PORT.append(free_port())
+    return _PORT[0]
+
+
 @contextmanager
 def app_server(home: Path, log: Path):
     """`streamlit run app.py` with NEMORI_HOME=home, output appended to log; yields (url,
     process) once it answers its health check, so a test can also kill it."""
-    port = free_port()
+    port = app_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env["NEMORI_HOME"] = str(home)
     # No file watcher: an edit to a page elsewhere in the checkout must not rerun this session.
@@ -95,61 +105,6 @@ def started_by(pid: int) -> set[int]:
     map's layout process from a script thread, not its main one)."""
     return {int(c) for t in Path(f"/proc/{pid}/task").iterdir()
             for c in (t / "children").read_text().split()}
-
-
-_SHARED: dict = {}
-
-
-def shared_browser():
-    """One Chromium for the browser tests that run one after another: launching it took 1-3 s
-    a test. Started on first use, and again if it went away."""
-    need_chromium()
-    browser = _SHARED.get("browser")
-    if browser is None or not browser.is_connected():
-        close_shared_browser()
-        _SHARED["playwright"] = playwright_api.sync_playwright().start()
-        _SHARED["browser"] = _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM,
-                                                                    args=CHROMIUM_ARGS)
-    return _SHARED["browser"]
-
-
-def close_shared_browser() -> None:
-    """Stop the shared Chromium and its driver. While the driver runs, this thread counts as
-    inside an event loop (asyncio.run refuses to start), so the suite stops it as soon as the
-    next test is not a browser test."""
-    browser, driver = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
-    try:
-        if browser is not None and browser.is_connected():
-            browser.close()
-    finally:
-        if driver is not None:
-            driver.stop()
-
-
-@contextmanager
-def open_browser(viewport=(1400, 1000), failure_shot: str | None = "failure.png"):
-    """A Chromium page with the step timeout set, in a context of its own (no cookies, storage
-    or cache from another test); on an error its screen is saved to
-    tests/output/screenshots/failure_shot before the context closes."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    context = shared_browser().new_context(viewport={"width": viewport[0],
-                                                     "height": viewport[1]})
-    page = context.new_page()
-    page.set_default_timeout(STEP_MS)
-    try:
-        yield page
-    except BaseException:
-        if failure_shot:
-            try:
-                page.screenshot(path=SHOTS / failure_shot)
-            except Exception:  # noqa: BLE001 - the page may be gone; the error matters
-                pass
-        raise
-    finally:
-        try:
-            context.close()
-        except Exception:  # noqa: BLE001 - a dead browser is launched again by the next test
-            pass
 
 
 # A page is ready when its script run has ended, no element is a stale leftover of the previous

@@ -39,7 +39,9 @@ def test_offline_dark_and_the_run_last_viewed(tmp_path):
     other = stored_run(home, OTHER, source="pets.txt")        # the newest
     requests: list[str] = []
     with app_server(home, tmp_path / "streamlit.log") as (url, _):
-        with open_browser(viewport=(1280, 800), failure_shot="offline-look-failure.png") as page:
+        # a tab of its own, with nothing cached that would keep a request from being seen
+        with open_browser(viewport=(1280, 800), failure_shot="offline-look-failure.png",
+                          fresh=True) as page:
             page.emulate_media(color_scheme="dark")
             page.on("request", lambda r: requests.append(r.url))
             open_home(page, url)
