@@ -15,6 +15,15 @@ SAMPLE = ROOT / "nemori_ui" / "data" / "sample_conversation.txt"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
+def workers_folder(tmp_path_factory, name: str) -> Path:
+    """A folder all of a run's workers share (pytest-xdist gives each its own temp folder under
+    a shared one): the first to make something there keeps it for the others."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session", autouse=True)
 def shared_numba_cache(tmp_path_factory):
     """One folder of compiled UMAP kernels for the whole session, as a user's home keeps them
@@ -24,15 +33,18 @@ def shared_numba_cache(tmp_path_factory):
     wins."""
     patch = pytest.MonkeyPatch()
     if "NUMBA_CACHE_DIR" not in os.environ:
-        # one folder for all of a run's workers (pytest-xdist gives each its own temp folder
-        # under a shared one): the first to compile a kernel keeps it for the others
-        base = tmp_path_factory.getbasetemp()
-        shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-        folder = shared / "numba-cache"
-        folder.mkdir(exist_ok=True)
-        patch.setenv("NUMBA_CACHE_DIR", str(folder))
+        patch.setenv("NUMBA_CACHE_DIR", str(workers_folder(tmp_path_factory, "numba-cache")))
     yield
     patch.undo()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_minilm_memo(tmp_path_factory):
+    """MiniLM's kept answers (below) shared by the run's workers."""
+    from tests.embed_memo import MEMO
+    MEMO.folder = workers_folder(tmp_path_factory, "minilm-memo")
+    yield
+    MEMO.folder = None
 
 
 @pytest.fixture(autouse=True)
