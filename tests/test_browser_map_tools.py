@@ -9,8 +9,8 @@ import csv
 import re
 
 from nemori_ui.core.store import open_store
-from tests.browser_app import (SHOTS, app_server, need_chromium, open_browser, open_home,
-                               open_nav, settle, umap_shown, wait_for)
+from tests.browser_app import (NEXT_FRAMES, SHOTS, app_server, need_chromium, open_browser,
+                               open_home, open_nav, settle, umap_shown, wait_for)
 from tests.conftest import run_sample
 
 # the map's points as drawn: per legend entry, the ids of its points
@@ -35,7 +35,12 @@ def changed(page, before: dict) -> dict[str, list[str]]:
 
 def colour_by(page, what: str) -> dict[str, list[str]]:
     before = drawn(page)
-    page.get_by_role("combobox", name="Colour by").click()
+    box = page.get_by_role("combobox", name="Colour by")
+    # scrolled to from further down, the scroll's events came after the click and closed the
+    # list it had opened
+    box.scroll_into_view_if_needed()
+    page.evaluate(NEXT_FRAMES)
+    box.click()
     page.get_by_role("option", name=what, exact=True).click()
     return changed(page, before)
 
