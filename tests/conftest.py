@@ -132,9 +132,17 @@ LONGEST_FIRST = (
     "test_browser_cancel", "test_kill_resume")
 
 
+def opens_browser(module) -> bool:
+    return getattr(module, "open_browser", None) is not None
+
+
 def pytest_collection_modifyitems(items):
+    """The browser tests first, then the rest; the longest modules first in each. Run one after
+    another on a worker, browser tests share its Chromium and its kept tab (see
+    tests/browser_session.py), which a test without a browser between them stops."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))   # stable: keeps the rest
+    items.sort(key=lambda item: (not opens_browser(item.module),       # stable: keeps the rest
+                                 rank.get(item.path.stem, len(rank))))
 
 
 def pytest_runtest_teardown(item, nextitem):
@@ -143,5 +151,5 @@ def pytest_runtest_teardown(item, nextitem):
     browser_app = sys.modules.get("tests.browser_app")
     if browser_app is None:
         return
-    if nextitem is None or getattr(nextitem.module, "open_browser", None) is None:
+    if nextitem is None or not opens_browser(nextitem.module):
         browser_app.close_shared_browser()
