@@ -26,7 +26,7 @@ QUESTIONS = ["When does the bakery shift start?", "How far did we cycle?", "What
 def memory(tmp_path_factory):
     """A memory filled one message at a time, as an agent fills it (offline, w = 20)."""
     with Memory(home=tmp_path_factory.mktemp("ranking"), window=20) as memory:
-        for i in range(240):
+        for i in range(120):
             memory.add(message("U", i))
         yield memory
 
@@ -48,7 +48,7 @@ def ranked_in_python(state, vector, k):
 
 def test_episodes_rank_as_when_all_were_sorted_in_python(memory):
     state = memory._live.state
-    assert state.lines is not None and len(state.episode_index) > 20
+    assert state.lines is not None and len(state.episode_index) > 15
     for question in QUESTIONS:
         vector = query_vector(memory.clients.embedder, question)
         for k in (1, 5, 10, len(state.episode_index) + 3):
