@@ -31,3 +31,23 @@ def test_the_kept_vectors_are_the_real_models():
     memo = EmbedMemo()
     memo.embed(embedder, texts)
     assert np.array_equal(memo.embed(embedder, texts), MiniLMEmbedder.embed(embedder, texts))
+
+
+def test_a_call_one_worker_embedded_is_answered_from_the_shared_folder(tmp_path):
+    asked: list[str] = []
+
+    def model(who):
+        def embed(self, texts):
+            asked.append(who)
+            return np.full((len(texts), 2), float(len(asked)), dtype=np.float32)
+        return embed
+
+    first, second = EmbedMemo(real=model("first")), EmbedMemo(real=model("second"))
+    first.folder = second.folder = tmp_path
+    embedder = MiniLMEmbedder(batch_size=8)
+    vectors = first.embed(embedder, ["a", "b"])
+    assert second.embed(embedder, ["a", "b"]).tolist() == vectors.tolist()
+    second.embed(embedder, ["a", "b", "c"])        # what no worker embedded reaches the model
+    second.embed(embedder, ["ab"])                 # and no other texts share a call's file
+    assert asked == ["first", "second", "second"]
+    assert not list(tmp_path.glob("*.part"))
