@@ -100,14 +100,21 @@ hits = shown["id"][matching(shown, query)].tolist()
 if query.strip():
     st.caption(f"**{len(hits)}** of {len(shown)} shown points hold every word of "
                f"“{md_escape(query.strip())}”: ringed on the map and listed below.")
+
+
+def _selection_changed() -> None:
+    st.session_state.map_selection_changed = True
+
+
 rows = [r for r in show_map(map_figure(shown, shown_xy, color_by, marked=hits,
-                                       marked_name="matches search"), key=chart_key)
+                                       marked_name="matches search"), key=chart_key,
+                            on_select=_selection_changed)
         if r < len(shown)]
 # a redrawn chart (UMAP arriving, another colouring) forgets its selection: the page keeps it
 rows, st.session_state.map_kept, kept = kept_selection(
     rows, (data.run_id, run_stamp(data), tuple(sorted(kinds)), superseded, upto),
-    (shown_method, color_by, *params, query.strip()),
-    st.session_state.get("map_kept"))
+    st.session_state.get("map_kept"),
+    cleared=st.session_state.pop("map_selection_changed", False))
 
 st.subheader("Selection")
 if kept:

@@ -45,6 +45,23 @@ def colour_by(page, what: str) -> dict[str, list[str]]:
     return changed(page, before)
 
 
+def lasso_everything(page) -> None:
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.hover()
+    chart.locator('.modebar-btn[data-title="Lasso Select"]').click()
+    area = chart.locator(".nsewdrag").first.bounding_box()
+    inset = 4
+    corners = [(area["x"] + inset, area["y"] + inset),
+               (area["x"] + area["width"] - inset, area["y"] + inset),
+               (area["x"] + area["width"] - inset, area["y"] + area["height"] - inset),
+               (area["x"] + inset, area["y"] + area["height"] - inset)]
+    page.mouse.move(*corners[0])
+    page.mouse.down()
+    for x, y in corners[1:] + corners[:1]:
+        page.mouse.move(x, y, steps=8)
+    page.mouse.up()
+
+
 def test_colour_scrub_and_lasso_on_the_map(tmp_path):
     need_chromium()
     home = tmp_path / "home"
@@ -82,21 +99,17 @@ def test_colour_scrub_and_lasso_on_the_map(tmp_path):
         assert sorted(i for ids in changed(page, early).values() for i in ids) == every
 
         # the lasso round the whole plot: every point is listed, and exported
-        chart = page.locator('[data-testid="stPlotlyChart"]').first
-        chart.hover()
-        chart.locator('.modebar-btn[data-title="Lasso Select"]').click()
-        area = chart.locator(".nsewdrag").first.bounding_box()
-        inset = 4
-        corners = [(area["x"] + inset, area["y"] + inset),
-                   (area["x"] + area["width"] - inset, area["y"] + inset),
-                   (area["x"] + area["width"] - inset, area["y"] + area["height"] - inset),
-                   (area["x"] + inset, area["y"] + area["height"] - inset)]
-        page.mouse.move(*corners[0])
-        page.mouse.down()
-        for x, y in corners[1:] + corners[:1]:
-            page.mouse.move(x, y, steps=8)
-        page.mouse.up()
         export = page.get_by_role("button", name=re.compile(r"^Export these \d+ \(CSV\)"))
+        lasso_everything(page)
+        export.wait_for()
+        settle(page)
+        # a double click on the chart clears its selection, and nothing is kept of it
+        area = page.locator('[data-testid="stPlotlyChart"] .nsewdrag').first.bounding_box()
+        page.mouse.dblclick(area["x"] + area["width"] / 2, area["y"] + area["height"] / 2)
+        page.get_by_text(re.compile(r"^Nothing selected")).wait_for()
+        settle(page)
+        assert export.count() == 0
+        lasso_everything(page)
         export.wait_for()
         settle(page)
         count = int(re.search(r"these (\d+)", export.inner_text()).group(1))
@@ -123,6 +136,12 @@ def test_colour_scrub_and_lasso_on_the_map(tmp_path):
         assert kept.count() == 1
         kept.scroll_into_view_if_needed()
         page.screenshot(path=SHOTS / "map-selection-kept-1280.png")
+        assert int(re.search(r"these (\d+)", export.inner_text()).group(1)) == len(every)
+        # back on the drawing it was made on, drawn anew with nothing selected: still kept
+        page.get_by_text("UMAP", exact=True).click()
+        page.get_by_text(re.compile(r"^Layout shown: UMAP")).wait_for()
+        colour_by(page, "window")
+        assert kept.count() == 1
         assert int(re.search(r"these (\d+)", export.inner_text()).group(1)) == len(every)
         page.get_by_role("button", name="Clear", exact=True).click()
         page.get_by_text(re.compile(r"^Nothing selected")).wait_for()

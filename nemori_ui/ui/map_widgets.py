@@ -204,33 +204,35 @@ def selected_rows(event) -> list[int]:
 
 @dataclass(frozen=True)
 class KeptSelection:
-    """The last selection made on the map: its rows of the points shown, which points were
-    shown (`points`), and on which drawing (`drawing`: layout, colours, search)."""
+    """The last selection made on the map: its rows of the points shown, and which points were
+    shown (`points`: run, kinds, window...), for the rows to mean the same points."""
     points: tuple
-    drawing: tuple
     rows: tuple[int, ...]
 
 
-def kept_selection(rows: list[int], points: tuple, drawing: tuple,
-                   kept: KeptSelection | None) -> tuple[list[int], KeptSelection | None, bool]:
+def kept_selection(rows: list[int], points: tuple, kept: KeptSelection | None, *,
+                   cleared: bool = False) -> tuple[list[int], KeptSelection | None, bool]:
     """What the map's selection lists: (rows, what to keep, whether they were kept).
 
-    A chart drawn anew (UMAP replacing PCA, another colouring) starts with nothing selected;
-    the selection made on the drawing before is kept while the same points are shown, until
-    one is made on this drawing. Nothing selected on the drawing the selection was made on
-    means it was cleared there."""
+    A chart drawn anew (UMAP replacing PCA, another colouring, or back to the drawing the
+    selection was made on) starts with nothing selected; the last selection is kept while the
+    same points are shown, until one is made on the chart or the chart's selection is cleared
+    (`cleared`: the chart reported a change to nothing selected)."""
     if rows:
-        return rows, KeptSelection(points, drawing, tuple(rows)), False
-    if kept is not None and kept.points == points and kept.drawing != drawing:
+        return rows, KeptSelection(points, tuple(rows)), False
+    if kept is not None and kept.points == points and not cleared:
         return list(kept.rows), kept, True
     return [], None, False
 
 
-def show_map(fig: go.Figure, key: str, *, selectable: bool = True) -> list[int]:
+def show_map(fig: go.Figure, key: str, *, selectable: bool = True,
+             on_select=None) -> list[int]:
+    """The chart, and the rows selected on it; `on_select` is called when the user changes the
+    selection (a clear included), before the rerun that follows."""
     if not selectable:
         st.plotly_chart(fig, key=key, config={"displaylogo": False})
         return []
-    event = st.plotly_chart(fig, key=key, on_select="rerun",
+    event = st.plotly_chart(fig, key=key, on_select=on_select or "rerun",
                             selection_mode=("points", "box", "lasso"),
                             config={"displaylogo": False})
     return selected_rows(event)
