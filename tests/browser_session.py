@@ -66,9 +66,10 @@ def close_shared_browser() -> None:
 
 def _take_kept_tab(viewport):
     """The kept tab (opened on first use), cleaned for a new test."""
+    browser = shared_browser()          # launched again if it went away, and its tab with it
     kept = _SHARED.pop("kept", None)
     if kept is None:
-        kept = shared_browser().new_context().new_page()
+        kept = browser.new_context().new_page()
     kept.context.clear_cookies()
     kept.emulate_media(color_scheme="no-override", reduced_motion="no-override")
     kept.set_viewport_size({"width": viewport[0], "height": viewport[1]})
