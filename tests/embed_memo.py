@@ -39,16 +39,17 @@ class EmbedMemo:
         if key in self.kept:
             return self.kept[key].copy()
         file = self._file(key)
+        room = self.rows + len(texts) <= MAX_ROWS
         if file is not None and file.exists():
             vectors = np.load(file)
         else:
             vectors = self.real(model, texts)
-            if file is not None and self.rows + len(texts) <= MAX_ROWS:
+            if file is not None and room:
                 part = file.with_suffix(f".{os.getpid()}.part")
                 with open(part, "wb") as out:
                     np.save(out, vectors)
                 os.replace(part, file)      # whole or not at all, for a reader in another worker
-        if self.rows + len(texts) <= MAX_ROWS:
+        if room:
             self.kept[key] = vectors.copy()
             self.rows += len(texts)
         return vectors

@@ -45,6 +45,11 @@ def colour_by(page, what: str) -> dict[str, list[str]]:
     return changed(page, before)
 
 
+def listed(export) -> int:
+    """How many points the selection lists, from its Export button."""
+    return int(re.search(r"these (\d+)", export.inner_text()).group(1))
+
+
 def lasso_everything(page) -> None:
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     chart.hover()
@@ -112,7 +117,7 @@ def test_colour_scrub_and_lasso_on_the_map(tmp_path):
         lasso_everything(page)
         export.wait_for()
         settle(page)
-        count = int(re.search(r"these (\d+)", export.inner_text()).group(1))
+        count = listed(export)
         assert count == len(every), (count, len(every))
         assert page.get_by_text("Nothing selected").count() == 0
         page.get_by_text("Selection", exact=True).scroll_into_view_if_needed()
@@ -129,20 +134,20 @@ def test_colour_scrub_and_lasso_on_the_map(tmp_path):
         kept = page.get_by_text(re.compile(r"^Kept from before the map was redrawn"))
         kept.wait_for()
         settle(page)
-        assert int(re.search(r"these (\d+)", export.inner_text()).group(1)) == len(every)
+        assert listed(export) == len(every)
         page.get_by_text("PCA (instant)", exact=True).click()
         page.get_by_text(re.compile(r"^Layout shown: PCA")).wait_for()
         settle(page)
         assert kept.count() == 1
         kept.scroll_into_view_if_needed()
         page.screenshot(path=SHOTS / "map-selection-kept-1280.png")
-        assert int(re.search(r"these (\d+)", export.inner_text()).group(1)) == len(every)
+        assert listed(export) == len(every)
         # back on the drawing it was made on, drawn anew with nothing selected: still kept
         page.get_by_text("UMAP", exact=True).click()
         page.get_by_text(re.compile(r"^Layout shown: UMAP")).wait_for()
         colour_by(page, "window")
         assert kept.count() == 1
-        assert int(re.search(r"these (\d+)", export.inner_text()).group(1)) == len(every)
+        assert listed(export) == len(every)
         page.get_by_role("button", name="Clear", exact=True).click()
         page.get_by_text(re.compile(r"^Nothing selected")).wait_for()
         settle(page)
