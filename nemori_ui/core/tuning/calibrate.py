@@ -11,6 +11,11 @@ link are still about the same thing), so τ is set where chance stops explaining
 95th percentile of the unrelated similarities, so that at most one unrelated memory in twenty
 passes. The τ of Youden's J (most related admitted for fewest unrelated) is reported beside
 it; on MiniLM it sits in the bulk of the unrelated pairs and would evoke nearly everything.
+
+Per episode (`episode_chance`, reported beside and not used for the default): an episode is
+compared with every memory stored before it, so a pair's one chance in twenty is, over a store
+of a hundred memories, an unrelated memory evoked for nearly every episode. Reported: how many
+episodes that is at the default τ, and the τ that would keep it to one episode in twenty.
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ from ..models import Conversation
 from ..views.run_data import RunData
 
 
-def evidence_pairs(conv: Conversation, data: RunData) -> tuple[list[float], list[float]]:
-    """Similarities of (episode, earlier memory) pairs: related, and unrelated."""
+def episode_pairs(conv: Conversation, data: RunData) -> list[tuple[list[float], list[float]]]:
+    """Per episode, the similarities of the memories stored before it: related, unrelated."""
     items = [i for i in qa.locomo_items(conv).items if i.checkable]
     topics: dict[str, set[int]] = {}
     for n, item in enumerate(items):
@@ -35,19 +40,21 @@ def evidence_pairs(conv: Conversation, data: RunData) -> tuple[list[float], list
     episodes = [e for e in data.episodes if not e.supersedes and e.embedding is not None]
     memories = [m for m in data.memories if m.embedding is not None and m.source_message_ids]
     if not episodes or not memories:
-        return [], []
+        return []
     sims = np.asarray([e.embedding for e in episodes], np.float32) @ \
         np.asarray([m.embedding for m in memories], np.float32).T
-    related, unrelated = [], []
+    per_episode = []
     for i, ep in enumerate(episodes):
         start = min(order[x] for x in ep.message_ids)
         about = set().union(*(topics.get(x, set()) for x in ep.message_ids))
+        related, unrelated = [], []
         for j, mem in enumerate(memories):
             if max(order[x] for x in mem.source_message_ids) >= start:
                 continue    # only what was known before the episode can be evoked by it
             said = set().union(*(topics.get(x, set()) for x in mem.source_message_ids))
             (related if about & said else unrelated).append(float(sims[i, j]))
-    return related, unrelated
+        per_episode.append((related, unrelated))
+    return per_episode
 
 
 CHANCE = 0.05    # the share of unrelated memories τ may let through
@@ -84,3 +91,32 @@ def best_threshold(related: list[float], unrelated: list[float]) -> Threshold:
         j=best_j, related=len(pos), unrelated=len(neg),
         related_quartiles=[round(float(q), 3) for q in np.quantile(pos, [.25, .5, .75])],
         unrelated_quartiles=[round(float(q), 3) for q in np.quantile(neg, [.25, .5, .75])])
+
+
+@dataclass(frozen=True)
+class EpisodeChance:
+    """What τ means for a whole episode rather than one pair: an episode is compared with every
+    memory stored before it, so a pair's one chance in twenty adds up over a large store."""
+    tau: float
+    episodes: int               # episodes with an unrelated memory stored before them
+    evoking_unrelated: float    # share of them with one above `tau`
+    tau_for_chance: float       # the τ at which only CHANCE of them have one
+    with_related: int           # episodes with a related memory stored before them
+    evoking_related: float      # share of them with one above `tau`
+    related_at_chance: float    # and above `tau_for_chance`
+
+
+def episode_chance(per_episode: list[tuple[list[float], list[float]]],
+                   tau: float) -> EpisodeChance:
+    """How often an episode evokes at least one unrelated memory at `tau`, and the τ that keeps
+    that to CHANCE of episodes (the 95th percentile of each episode's closest unrelated one)."""
+    closest = np.asarray([max(unrel) for _, unrel in per_episode if unrel], np.float32)
+    related = np.asarray([max(rel) for rel, _ in per_episode if rel], np.float32)
+    if not len(closest) or not len(related):
+        raise ValueError("need episodes with related and unrelated memories before them")
+    at_chance = round(float(np.quantile(closest, 1 - CHANCE)), 2)
+    return EpisodeChance(tau=tau, episodes=len(closest),
+                         evoking_unrelated=round(float((closest > tau).mean()), 4),
+                         tau_for_chance=at_chance, with_related=len(related),
+                         evoking_related=round(float((related > tau).mean()), 4),
+                         related_at_chance=round(float((related > at_chance).mean()), 4))
