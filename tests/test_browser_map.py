@@ -13,7 +13,6 @@ import pytest
 
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
-from nemori_ui.core.models import Conversation
 from nemori_ui.core.pipeline.runner import run_windows, start_run
 from nemori_ui.core.projection import points_frame
 from nemori_ui.core.store import open_store
@@ -25,24 +24,14 @@ from tests.conftest import LOCOMO, require_locomo
 
 
 
-def both_conversations() -> Conversation:
-    """conv-30 then conv-26 as one conversation (ids and sessions renumbered): a memory of
-    the issue's size, over 641 points."""
-    transcript = load_transcript(LOCOMO)
-    first, second = transcript.conversation("conv-30"), transcript.conversation("conv-26")
-    shift = max(m.session for m in first.messages)
-    messages = [*first.messages,
-                *(m.model_copy(update={"session": m.session + shift}) for m in second.messages)]
-    messages = [m.model_copy(update={"id": f"m{n:04d}"}) for n, m in enumerate(messages, 1)]
-    return Conversation(id="conv-30+26", messages=messages)
-
-
-def big_run(home: Path) -> int:
+def locomo_run(home: Path) -> int:
+    """conv-30 with the offline defaults, as the offline pipeline test runs it: the map of a
+    real conversation's memory (its embeddings are the ones the suite keeps)."""
     store = open_store(home)
     config = PipelineConfig()
     clients = build_clients(config, store)
-    run_id = start_run(store, both_conversations(), config, clients, source=LOCOMO.name,
-                       fmt="locomo")
+    run_id = start_run(store, load_transcript(LOCOMO).conversation("conv-30"), config, clients,
+                       source=LOCOMO.name, fmt="locomo")
     run_windows(store, run_id, clients)
     points = len(points_frame(load_run_data(store, run_id)))
     store.close()
@@ -59,7 +48,7 @@ def test_the_map_opens_with_pca_and_umap_follows(tmp_path):
     need_chromium()
     require_locomo()
     home = tmp_path / "home"
-    points = big_run(home)
+    points = locomo_run(home)
     with app_server(home, tmp_path / "streamlit.log") as (url, server), \
             open_browser(failure_shot="map-failure.png") as page:
         open_home(page, url)
