@@ -81,7 +81,14 @@ def main() -> None:
           f"offline engine · {os.cpu_count()} cores")
     print(f"before: {load()}")
 
+    cpu = time.process_time()   # every thread of this process: MiniLM's too
     seq_wall, seq = run_all(transcript, convs, args.file, 1)
+    cpu = time.process_time() - cpu
+    cores = os.cpu_count() or 1
+    # the same work split over the machine's cores cannot end sooner than this
+    print(f"sequential: {cpu:.1f} CPU-s in {seq_wall:.1f} s, {cpu / seq_wall:.2f} of {cores} "
+          f"cores busy; over {cores} cores the same work takes at least {cpu / cores:.1f} s "
+          f"({cpu / cores / seq_wall:.2f}x)")
 
     landing = []
     land = ray_executor.transfer.land
