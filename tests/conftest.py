@@ -136,6 +136,16 @@ def opens_browser(module) -> bool:
     return getattr(module, "open_browser", None) is not None
 
 
+def pytest_sessionstart(session):
+    """The screenshots of an earlier run go before this one starts. Once only, before the
+    workers start (a worker has `workerinput`): a test that cleared them while the others ran
+    deleted their screenshots, and a failed test's shot with them."""
+    if hasattr(session.config, "workerinput"):
+        return
+    for old in (ROOT / "tests" / "output" / "screenshots").glob("*.png"):
+        old.unlink()
+
+
 def pytest_collection_modifyitems(items):
     """The browser tests first, then the rest; the longest modules first in each. Run one after
     another on a worker, browser tests share its Chromium and its kept tab (see
