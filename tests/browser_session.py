@@ -19,9 +19,7 @@ import pytest
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="the playwright package is not installed")
 
-ROOT = Path(__file__).resolve().parents[1]
-OUTPUT = ROOT / "tests" / "output"
-SHOTS = OUTPUT / "screenshots"
+from tests.conftest import OUTPUT, ROOT, SHOTS  # noqa: E402,F401  (others import them here)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -13,6 +13,8 @@ from tests.openai_server import openai_server  # noqa: F401
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "nemori_ui" / "data" / "sample_conversation.txt"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+OUTPUT = ROOT / "tests" / "output"
+SHOTS = OUTPUT / "screenshots"
 
 
 def workers_folder(tmp_path_factory, name: str) -> Path:
@@ -142,7 +144,7 @@ def pytest_sessionstart(session):
     deleted their screenshots, and a failed test's shot with them."""
     if hasattr(session.config, "workerinput"):
         return
-    for old in (ROOT / "tests" / "output" / "screenshots").glob("*.png"):
+    for old in SHOTS.glob("*.png"):
         old.unlink()
 
 
