@@ -43,11 +43,18 @@ class Insight(Recorded):
 
 
 class CoveredStatement(Recorded):
-    """A raw statement left out because the prediction already held it."""
+    """A raw statement left out because the prediction already held it, classed once by the
+    memory that held it: `predicted` when that memory was learnt only from messages outside
+    the episode (what prediction saved), `carried` when it was learnt from the episode's own
+    earlier part (the episode this one continues). Recorded before the class was: None, read
+    by `eval/prediction.py` and the views as the app counted it then."""
     text: str
     message_id: str | None = None
     predicted_by: str | None = None    # the prediction line that held it
     score: float | None = None
+    kind: Literal["predicted", "carried"] | None = None
+    memory_id: str | None = None       # the memory whose text is that line
+    learnt_from: str | None = None     # the message that memory was first learnt from
 
 
 class LineReading(Recorded):
@@ -78,6 +85,11 @@ class EvokedMemory(Recorded):
     score: float = 0.0
     passed: bool = False
     continued: bool = False   # taught by the episode this one continues: known whatever τ says
+    # the offline engine also evokes by what the episode says: the statement that called this
+    # memory up, and its similarity (above τ), whatever the cue's score
+    recalled_by: str = ""
+    recall_score: float | None = None
+    by_cue: bool = True       # among the cue's top K_s (False: only a statement looked at it)
 
 
 class MemoryCandidate(Recorded):
@@ -148,6 +160,9 @@ class DistillPayload(Recorded):
     lines: list[LineReading] = Field(default_factory=list)
     raw_messages: int = 0              # 0: count the event's messages
     fallback: str | None = None
+    # the episode's messages an earlier distillation read already (the part of the episode
+    # this one continues): not read again, so no message is ever distilled twice
+    carried_message_ids: list[str] = Field(default_factory=list)
 
 
 class ConsolidatePayload(Recorded):
