@@ -54,8 +54,11 @@ figures = [("Insights distilled", "insights", head.fewer_insights),
            ("Consolidation decisions", None, head.fewer_decisions),
            ("Memories stored", "memories", head.fewer_memories),
            ("Tokens stored", "tokens", head.fewer_tokens)]
-cols = st.columns(len(figures))
-for col, (label, key, fewer) in zip(cols, figures):
+cols = st.columns(len(figures) + 1)
+cols[0].metric("Facts told again, predicted", head.predicted,
+               help="Said in an earlier session and predicted from the memory it left there: "
+                    "not distilled, not stored. The banners step through the same facts.")
+for col, (label, key, fewer) in zip(cols[1:], figures):
     value = getattr(demo.nemori, key) if key else ours["decisions"]
     other = getattr(demo.nemori_s, key) if key else theirs["decisions"]
     # the delta reads against Nemori-s: fewer is the saving, shown green
@@ -83,15 +86,20 @@ if moments:
     key_bindings({" ": "demo_step", "r": "demo_restart"}, again)
     scroll_to(".presenter-banner", f"demo:{moment}")
 
-st.subheader("Repeated facts Nemori skipped because it predicted them")
+st.subheader("Facts told again that Nemori predicted, and what Nemori-s did with them")
 skipped = pd.DataFrame([asdict(f) for f in demo.skipped_as_predicted])
 if not skipped.empty and skipped["message_id"].isna().all():
     # facts inferred from Nemori-s's insights: no message of their own to show
-    skipped = skipped[["text", "episode_id", "predicted_by", "score"]]
+    skipped = skipped[["text", "episode_id"]]
+elif not skipped.empty:
+    skipped = skipped[["text", "first_session", "first_message_id", "again_session",
+                       "message_id", "predicted_by", "score", "nemori_s", "episode_id"]]
 if not skipped.empty:
-    skipped = skipped.rename(columns={"text": "fact, as said again", "predicted_by":
-                                      "memory that predicted it", "score": "similarity",
-                                      "message_id": "message", "episode_id": "episode"})
+    skipped = skipped.rename(columns={
+        "text": "fact, as said again", "first_session": "first told in session",
+        "first_message_id": "first message", "again_session": "told again in session",
+        "message_id": "message", "predicted_by": "memory that predicted it",
+        "score": "similarity", "nemori_s": "Nemori-s", "episode_id": "episode"})
 st.dataframe(skipped, hide_index=True)
 if not skipped.empty:
     fact_col = "fact, as said again"

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from nemori_ui.core.views.episodes import episode_label
-from nemori_ui.core.views.prediction import (PREDICTED, SURPRISE_DEFINITION, admitted,
+from nemori_ui.core.views.prediction import (CARRIED, PREDICTED, SURPRISE_DEFINITION, admitted,
                                              comparison, evoked, evoked_caption,
                                              line_decisions,
                                              looked_similarities, most_predicted,
@@ -82,11 +82,14 @@ c = st.columns(5)
 c[0].metric("Raw messages", int(row["messages"]))
 c[1].metric("Insights stored", int(row["insights"]))
 c[2].metric("Predicted, not stored", int(row["covered"]) if comp.statements_checked else "–",
-            help="raw statements the prediction already held; reported by the offline engine")
+            help="raw statements a prediction from earlier episodes already held (reported by "
+                 "the offline engine); what the episode only repeats of its own earlier part "
+                 "is carried, not predicted")
 c[3].metric("Surprise", f"{row['surprise']:.2f}", help=SURPRISE_DEFINITION)
 c[4].metric("Memories evoked", f"{seen.passed} of {len(seen.frame)}" if seen else "–",
-            help="memories above τ or learnt from the episode this one continues, of the top "
-                 "K_s the cue looked at")
+            help="memories above τ to the cue or to a statement of the episode, or learnt "
+                 "from the episode this one continues, of all those looked at (the cue's top "
+                 "K_s and each statement's)")
 st.caption(md_escape(f"{chosen} · {row['span']} · window {row['window']}"))
 distilled = next((e for e in data.stage("distill") if e.payload.episode_id == chosen), None)
 if distilled is not None:
@@ -106,12 +109,22 @@ if seen is not None:
             st.info("**Nothing known yet** about this episode: no memory passed τ, so no "
                     "prediction was made (and no call asked for one); everything informative "
                     "in it is new.")
-        st.plotly_chart(evoked_figure(seen.frame, seen.tau, management == "native"),
+        cued = seen.frame[seen.frame["by cue"]]
+        st.plotly_chart(evoked_figure(cued, seen.tau, management == "native"),
                         key=f"pe_evoked_{run}_{chosen}", config={"displayModeBar": False})
-        notes = {"native": evoked_caption(seen.frame, seen.tau),
+        notes = {"native": evoked_caption(cued, seen.tau),
                  "naive": "Naive RAG management: the top K_s memories are used without τ.",
                  "summary": "Flat-summary management: the whole running summary is evoked."}
         st.caption(notes.get(management, ""))
+        said = seen.frame[~seen.frame["by cue"] & seen.frame["passed"]]
+        if len(said):
+            st.markdown(f"**Called up by what the episode says** ({len(said)}): each statement "
+                        f"of the episode also evokes the memories above τ to it, as a memory "
+                        "is reminded by what is said (the offline engine; see the README's "
+                        "method section).")
+            st.dataframe(said[["memory", "text", "recalled by", "recall score"]].rename(
+                columns={"recalled by": "statement that called it up",
+                         "recall score": "similarity"}), hide_index=True)
 
 st.subheader("2. Predicted episode and real episode" if not direct else "Raw episode")
 show_html(legend_html())
@@ -132,11 +145,15 @@ else:
                    "distilled from the episode's title and narrative, not from these messages; "
                    "each cites the whole episode.")
     if comp.statements_checked:
-        n = comp.counts[PREDICTED]
+        told = [c for c in comp.covered if c.kind == "predicted"]
         st.caption(f"The offline engine checked each informative raw statement against the "
-                   f"prediction: {plural(len(comp.covered), 'statement')} in "
-                   f"{plural(n, 'message')} were "
-                   "already predicted and so not stored.")
+                   f"prediction: {plural(len(told), 'statement')} in "
+                   f"{plural(comp.counts[PREDICTED], 'message')} were already known from "
+                   "earlier episodes, so predicted and not stored.")
+    carried = comp.counts.get(CARRIED, 0)
+    if carried:
+        st.caption(f"This episode continues an earlier one: {plural(carried, 'message')} of "
+                   "that part were distilled when it was, and are not read again (carried).")
     else:
         st.caption("The model does not report which statements its prediction already held: "
                    "raw messages cited by an insight are marked learnt, the rest plain.")

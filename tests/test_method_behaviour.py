@@ -138,11 +138,12 @@ def test_narratives_summarise_rather_than_copy(labelled):
         assert "?" not in e.narrative          # questions are talk, not what happened
 
 
-def test_on_the_sample_prediction_saves_a_fifth_of_the_insights(tmp_path):
+def test_on_the_sample_prediction_saves_the_facts_told_again(tmp_path):
     store = open_store(tmp_path)
     nemori = run_figures(store, run_sample(store))
     direct = run_figures(store, run_sample(store, variant="nemori-s"))
-    assert nemori.insights <= 0.8 * direct.insights, (nemori.insights, direct.insights)
+    # each fact told again and predicted is one insight Nemori-s distils and Nemori does not
+    assert nemori.insights <= direct.insights - 6, (nemori.insights, direct.insights)
 
 
 def _episode(eid: str, text: str, **extra) -> Episode:

@@ -210,7 +210,13 @@ def test_todays_runs_store_payloads_of_the_shape_the_old_release_stored(tmp_path
 
 # optional keys written since, only when set (the old release keeps a key it does not know)
 ADDED_SINCE = frozenset({"insights.[].elaborates",      # the predicted fact a detail adds to
-                         "asked"})                      # why a gated run asked a model
+                         "asked",                       # why a gated run asked a model
+                         # the class of a skipped statement, and what an integrated episode
+                         # carried from the part an earlier distillation read
+                         "covered.[].kind", "covered.[].memory_id", "covered.[].learnt_from",
+                         "carried_message_ids",
+                         # a memory a statement of the episode called up, above τ
+                         "evoked.[].recalled_by", "evoked.[].recall_score", "evoked.[].by_cue"})
 # keys of the old release's events that held copies of stored texts (tests/test_run_size.py)
 NOT_COPIED = frozenset({"evoked.[].text", "candidates.[].text", "candidates.[].cue",
                         "result_text", "before", "before.cue", "before.narrative", "incoming",

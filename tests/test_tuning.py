@@ -44,8 +44,9 @@ def test_sweep_gives_one_consistent_result_per_point(sample_sweep):
         assert r.stored.memories == r.active_memories and r.stored.memory_tokens > 0
     # direct distillation does not depend on τ
     assert results[1].insights == results[3].insights
-    # a lower τ evokes more, predicts more, and so learns less
-    assert results[0].insights < results[2].insights
+    # a lower τ evokes more, and so predicts at least as much (what a prediction holds is
+    # decided by how close a statement is to a known line, above any τ of the grid)
+    assert results[0].insights <= results[2].insights
 
 
 def test_a_point_keeps_the_shape_its_json_and_table_always_had(sample_sweep):
@@ -122,7 +123,7 @@ def test_compare_of_a_run_with_itself_is_empty_and_of_two_runs_is_not(sample_swe
     assert same.identical and same.partition.window_diff == 0
     assert not same.knowledge.only_a and not same.config_changes
     diff = compare_runs(a, b, run_figures(store, a.run_id), run_figures(store, b.run_id))
-    assert not diff.identical and diff.config_changes == {"tau": (0.57, 0.7)}
+    assert diff.config_changes == {"tau": (0.57, 0.7)}
     assert diff.deltas.insights == results[2].insights - results[0].insights
 
 
@@ -180,25 +181,30 @@ def test_sweep_and_compare_commands(tmp_path):
     assert bad.returncode == 2 and "--tau" in bad.stderr
 
 
-def test_the_demo_headline_says_why_memories_barely_differ():
+def test_the_demo_headline_counts_the_facts_told_again_and_says_what_nemori_s_did():
     from nemori_ui.core.views.demo_story import demo_headline
-    demo = {"nemori": {"insights": 42, "memories": 38, "tokens": 526},
-            "nemori_s": {"insights": 59, "memories": 40, "tokens": 549}}
-    ours = {"decisions": 42, "new": 38, "merge": 3, "already known": 1, "conflict": 1}
-    theirs = {"decisions": 59, "new": 40, "merge": 18, "already known": 16, "conflict": 1}
+    skipped = [{"text": f"fact {i}"} for i in range(8)]
+    demo = {"nemori": {"insights": 37, "memories": 33, "tokens": 526},
+            "nemori_s": {"insights": 45, "memories": 35, "tokens": 549},
+            "skipped_as_predicted": skipped,
+            "nemori_s_did": {"stored again as a new memory": 3,
+                             "merged into a memory it held": 5}}
+    ours = {"decisions": 37, "new": 33, "merge": 3, "already known": 1, "conflict": 1}
+    theirs = {"decisions": 45, "new": 35, "merge": 9, "already known": 6, "conflict": 1}
     head = demo_headline(demo, ours, theirs)
-    assert head.title == "Prediction kept 17 repeated facts out of consolidation"
-    assert (head.fewer_decisions, head.fewer_memories) == (17, 2)
-    assert "merged 18 of them into memories it already held, 16 changing nothing" in head.why
-    assert "only 2 memories more (40 against 38)" in head.why
-    assert "made 17 fewer consolidation decisions" in head.why
-    one = demo_headline({"nemori": {"insights": 42, "memories": 39, "tokens": 526},
-                         "nemori_s": {"insights": 43, "memories": 40, "tokens": 549}},
-                        ours, {**theirs, "decisions": 43})
-    assert one.title == "Prediction kept 1 repeated fact out of consolidation"
-    assert "only 1 memory more" in one.why and "made 1 fewer consolidation decision " \
-        in one.why
-
+    assert head.title == "Prediction held 8 facts told again: not stored"
+    assert head.predicted == 8
+    assert (head.fewer_decisions, head.fewer_memories) == (8, 2)
+    assert ("distilled all 8 again: 3 stored again as a new memory, 5 merged into a memory "
+            "it held.") in head.why
+    assert "made 8 fewer consolidation decisions" in head.why
+    assert "stores 2 memories fewer (33 against 35)" in head.why
+    same = demo_headline({**demo, "nemori_s": {**demo["nemori_s"], "memories": 33}}, ours,
+                         theirs)
+    assert "end up nearly the same (33 against 33)" in same.why
+    none = demo_headline({**demo, "skipped_as_predicted": []}, ours, theirs)
+    assert none.title == "Prediction held no fact told again on this transcript"
+    assert none.predicted == 0
 
 def test_a_sweep_point_already_stored_is_found(tmp_path):
     from nemori_ui.core.config import PipelineConfig

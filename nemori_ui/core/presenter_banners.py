@@ -52,29 +52,37 @@ def _conflict_line(data: RunData, r) -> str:
     return f"{r.result_id} {_quote(r.insight)}" + (f" replaces {replaced}" if replaced else "")
 
 
+def _told_where(data: RunData, message_id: str | None) -> str:
+    m = data.message_by_id.get(message_id or "")
+    return f"session {m.session} ({m.id})" if m else "an earlier session"
+
+
 def window_banners(data: RunData, window: int, story: list[EpisodeStory]) -> list[Banner]:
     """The banners of one processed window (1-based), from its story (`window_story`):
-    one for the statements its predictions held, one for the memories it contradicted;
-    none for a window that did neither."""
+    one for the statements a prediction from earlier episodes held, each with where it was
+    first told and where again, one for the memories it contradicted; none for a window
+    that did neither. What an episode only carried over from its own earlier part is no
+    prediction and has no banner."""
     held, conflicts = [], []
     for s in story:
         comp = s.comparison
         for row in comp.rows if comp else []:
             for c in row.covered:
-                line = f"{row.speaker}: {_quote(c.text)}"
-                if c.predicted_by and c.predicted_by.strip() != c.text.strip():
-                    line += f", held by the prediction {_quote(c.predicted_by)}"
-                if c.score is not None:
-                    line += f" (similarity {c.score:.2f})"
-                held.append(line)
+                if c.kind != "predicted":
+                    continue
+                held.append(f"{row.speaker}: {_quote(c.text)}, said in "
+                            f"{_told_where(data, c.learnt_from)}, again in "
+                            f"{_told_where(data, c.message_id)}"
+                            + (f" (similarity {c.score:.2f})" if c.score is not None else ""))
         conflicts += [_conflict_line(data, r) for r in s.decisions.itertuples()
                       if r.action == "conflict"]
     banners = []
     if held:
         banners.append(Banner(
             kind="predicted", title=f"Window {window}: predicted, not stored",
-            note=f"The prediction already held {_plural(len(held), 'statement', 'statements')}"
-                 f", so {'it was' if len(held) == 1 else 'they were'} not stored again.",
+            note=f"{_plural(len(held), 'fact', 'facts')} told again: the memory predicted "
+                 f"{'it' if len(held) == 1 else 'them'} from what it learnt the first time, "
+                 f"so {'it was' if len(held) == 1 else 'they were'} not stored again.",
             lines=held))
     if conflicts:
         banners.append(Banner(
@@ -86,16 +94,26 @@ def window_banners(data: RunData, window: int, story: list[EpisodeStory]) -> lis
 
 
 def _skipped_lines(fact: SkippedFact) -> list[str]:
-    lines = [_quote(fact.text) + " · " + " · ".join(
-        str(v) for v in (fact.message_id, fact.episode_id) if v)]
+    if not fact.first_message_id:
+        # inferred from Nemori-s (a model run): no message of its own to point at
+        return [_quote(fact.text) + " · " + fact.episode_id,
+                "Nemori-s stored it; Nemori's prediction already held it."]
     score = f" (similarity {fact.score:.2f})" if fact.score is not None else ""
-    if fact.predicted_by and fact.predicted_by.strip() == fact.text.strip():
-        lines.append(f"Nemori's prediction said it in the very same words{score}.")
-    elif fact.predicted_by:
-        lines.append(f"Nemori already held it: {_quote(fact.predicted_by)}{score}")
+    lines = [f"Said in session {fact.first_session} ({fact.first_message_id}): "
+             f"{_quote(fact.first_said)}",
+             f"Again in session {fact.again_session} ({fact.message_id}): "
+             f"{_quote(fact.again_said)}"]
+    if fact.predicted_by and fact.predicted_by.strip() != fact.text.strip():
+        lines.append(f"Nemori predicted {_quote(fact.text)} from its memory "
+                     f"{_quote(fact.predicted_by)}{score}.")
     else:
-        lines.append("Nemori-s stored it; Nemori's prediction already held it.")
+        lines.append(f"Nemori's memory said it in the very same words{score}.")
+    if fact.nemori_s:
+        lines.append(f"Nemori-s, which does not predict: {fact.nemori_s}.")
     return lines
+
+
+SKIPPED_NOTE = "Told again, and not stored: Nemori predicted it from what it learnt the first time."
 
 
 def skipped_banner(skipped: list[SkippedFact], index: int) -> Banner | None:
@@ -106,28 +124,36 @@ def skipped_banner(skipped: list[SkippedFact], index: int) -> Banner | None:
     index = index % len(skipped)
     return Banner(kind="predicted",
                   title=f"Predicted, not stored ({index + 1} of {len(skipped)})",
-                  note="Said again, and not stored, because Nemori predicted it.",
-                  lines=_skipped_lines(skipped[index]))
+                  note=SKIPPED_NOTE, lines=_skipped_lines(skipped[index]))
 
 
 def demo_banners(data: RunData, skipped: list[SkippedFact]) -> list[Banner]:
     """The demo's moments in the transcript's order, one banner each: every fact Nemori
-    skipped because it predicted it, and every memory Nemori's run saw contradicted.
-    `data`: Nemori's run."""
+    skipped because it predicted it, and every memory Nemori's run saw contradicted, each
+    kind counted on its own (the predicted ones are the headline's number). `data`: Nemori's
+    run."""
     conflicts = decision_table(data, ["conflict"])
-    moments = sorted([(str(fact.episode_id or ""), 0, fact) for fact in skipped]
-                     + [(str(r.episode), 1, r) for r in conflicts.itertuples()],
-                     key=lambda m: m[:2])
-    out = []
-    for i, (_, kind, item) in enumerate(moments, start=1):
-        where = f"({i} of {len(moments)})"
+    moments = sorted([(str(fact.message_id or fact.episode_id or ""), 0, fact)
+                      for fact in skipped]
+                     + [(_first_message(data, r), 1, r) for r in conflicts.itertuples()],
+                     key=lambda m: (len(m[0]), m[0], m[1]))
+    out, seen = [], {0: 0, 1: 0}
+    for _, kind, item in moments:
+        seen[kind] += 1
         if kind == 0:
-            out.append(Banner(kind="predicted", title=f"Predicted, not stored {where}",
-                              note="Said again, and not stored, because Nemori predicted it.",
-                              lines=_skipped_lines(item)))
+            out.append(Banner(kind="predicted",
+                              title=f"Predicted, not stored ({seen[0]} of {len(skipped)})",
+                              note=SKIPPED_NOTE, lines=_skipped_lines(item)))
         else:
-            out.append(Banner(kind="conflict", title=f"Conflict {where}",
+            out.append(Banner(kind="conflict",
+                              title=f"Conflict ({seen[1]} of {len(conflicts)})",
                               note=f"In {item.episode}, what was said contradicts a memory: "
                                    "the newer fact replaces the older.",
                               lines=[_conflict_line(data, item)]))
     return out
+
+
+def _first_message(data: RunData, row) -> str:
+    """Where a conflict was said: the first message of its episode."""
+    episode = data.episode_by_id.get(str(row.episode))
+    return episode.message_ids[0] if episode and episode.message_ids else str(row.episode)

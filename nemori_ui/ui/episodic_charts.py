@@ -16,8 +16,9 @@ import streamlit as st
 
 from ..core.stage_events import EpisodeText
 from ..core.views.partitions import SessionSpan
-from ..core.views.prediction import (ABOVE_TAU, BELOW_TAU, CONTINUED, LEARNT, PLAIN,
-                                     PREDICTED, evocation)
+from ..core.views.prediction import (ABOVE_TAU, BELOW_TAU, CARRIED, CONTINUED, LEARNT, PLAIN,
+                                     RECALLED, evocations,
+                                     PREDICTED)
 from ..core.views.prediction_records import (ComparedMessage, Outcome, PredictionLine,
                                              ProducedInsight)
 from . import tints
@@ -26,13 +27,14 @@ from .safe import html_text
 # saturated colours first: neighbouring episodes must stay distinct from each other and from grey
 PALETTE = tuple(px.colors.qualitative.Plotly + px.colors.qualitative.Dark24)
 PENDING = "#d0d4da"
-PASSED, NOT_PASSED, CONTINUED_COLOUR = "#2b8a3e", "#adb5bd", "#0b7285"
+PASSED, NOT_PASSED, CONTINUED_COLOUR, RECALLED_COLOUR = "#2b8a3e", "#adb5bd", "#0b7285", "#1971c2"
 # colour and hatching by why a memory was evoked: the Prediction error caption names them
 EVOCATION_STYLE = MappingProxyType({ABOVE_TAU: (PASSED, ""), CONTINUED: (CONTINUED_COLOUR, "/"),
-                                    BELOW_TAU: (NOT_PASSED, "")})
+                                    RECALLED: (RECALLED_COLOUR, "."), BELOW_TAU: (NOT_PASSED, "")})
 STYLE = MappingProxyType({  # status -> (background, border, text colour) of a raw message
     LEARNT: (tints.YELLOW, "#f59f00", "inherit"),
     PREDICTED: (tints.GREY, "#adb5bd", tints.MUTED_COLOUR),
+    CARRIED: ("transparent", "#0b7285", tints.MUTED_COLOUR),
     PLAIN: ("transparent", tints.GREY, "inherit"),
 })
 # characters markdown or Streamlit's directives would read, as HTML entities
@@ -145,7 +147,7 @@ def evoked_figure(frame: pd.DataFrame, tau: float, tau_applies: bool) -> go.Figu
     rows = frame.iloc[::-1]
     labels = [f"{m} · {hover(t, 48)}" for m, t in zip(rows["memory"], rows["text"])]
     if tau_applies:
-        why = [evocation(float(s), bool(c), tau) for s, c in zip(rows["score"], rows["continued"])]
+        why = evocations(rows, tau)
     else:   # naive RAG and the flat summary use what they looked at
         why = [ABOVE_TAU if p else BELOW_TAU for p in rows["passed"]]
     fig = go.Figure(go.Bar(
@@ -168,15 +170,17 @@ def evoked_figure(frame: pd.DataFrame, tau: float, tau_applies: bool) -> go.Figu
 def similarity_histogram(frame: pd.DataFrame, tau: float) -> go.Figure:
     """The similarities evocation looked at, in bins, with τ as the line they must pass."""
     fig = go.Figure()
-    why = [evocation(float(s), bool(c), tau) for s, c in zip(frame["score"], frame["continued"])]
-    for name in (BELOW_TAU, CONTINUED, ABOVE_TAU):
+    why = evocations(frame, tau)
+    for name in (BELOW_TAU, CONTINUED, RECALLED, ABOVE_TAU):
         part = frame[[w == name for w in why]]
-        if name == CONTINUED and part.empty:
+        if name in (CONTINUED, RECALLED) and part.empty:
             continue
         colour = EVOCATION_STYLE[name][0]     # solid: a hatched legend swatch drew empty
         fig.add_trace(go.Histogram(x=part["score"], xbins=dict(start=-0.2, end=1.0, size=0.02),
                                    marker=dict(color=colour),
-                                   name=name if name != CONTINUED else "below τ, continued"))
+                                   name={CONTINUED: "below τ, continued",
+                                         RECALLED: "below τ, called up by a statement"}
+                                   .get(name, name)))
     fig.add_vline(x=tau, line=dict(color="#c92a2a", width=2, dash="dash"),
                   annotation_text=f"τ = {tau:.2f}", annotation_position="top",
                   annotation_font=dict(color="#c92a2a", size=13))
@@ -230,7 +234,7 @@ def _chip(status: str, label: str | None = None) -> str:
 
 def legend_html() -> str:
     return " ".join([_chip(LEARNT, "learnt: became an insight"), _chip(PREDICTED),
-                     _chip(PLAIN, "plain: nothing to keep")])
+                     _chip(CARRIED), _chip(PLAIN, "plain: nothing to keep")])
 
 
 def prediction_html(lines: list[PredictionLine]) -> str:
@@ -256,10 +260,12 @@ def raw_html(rows: list[ComparedMessage]) -> str:
             f"<div style='font-size:0.85em;margin-top:2px'>{_chip(LEARNT)} "
             f"{_safe(text)}</div>" for text in (row.learnt if shown else []))
         notes += "".join(
-            f"<div style='font-size:0.85em;margin-top:2px'>{_chip(PREDICTED)} "
+            f"<div style='font-size:0.85em;margin-top:2px'>"
+            f"{_chip(PREDICTED if c.kind == 'predicted' else CARRIED)} "
             f"{'' if c.text.strip() == said else _safe(c.text)} "
             f"<span style='{tints.MUTED}'>held by the prediction “"
-            f"{_safe(c.predicted_by or '')}” ({float(c.score or 0):.2f})</span></div>"
+            f"{_safe(c.predicted_by or '')}” ({float(c.score or 0):.2f})"
+            f"{f', first said in {_safe(c.learnt_from)}' if c.learnt_from else ''}</span></div>"
             for c in row.covered)
         parts.append(
             f"<div style='background:{bg};border-left:4px solid {border};color:{fg};"

@@ -8,7 +8,7 @@ from ..config import OfflineThresholds
 from ..models import Episode, Message, SemanticMemory
 from ..pipeline.decisions import (AnswerDecision, AnticipationDecision, ConsolidationDecision,
                                   DistillDecision, Insight, NarrationDecision, PartitionDecision,
-                                  SelectDecision, SummaryDecision)
+                                  Recall, SelectDecision, SummaryDecision)
 from ..offline import episodes, knowledge
 from ..offline.knowledge import VAGUE_KIND
 from ..offline.phatic import PhaticClassifier
@@ -82,6 +82,13 @@ class OfflineDecider:
         # the merged episode is narrated afresh from all its raw messages, in time order
         ordered = sorted(messages, key=lambda m: (m.timestamp is None, m.timestamp, m.id))
         return self.narrate(ordered)
+
+    def recall(self, messages: list[Message]) -> Recall:
+        """What the messages state, for evocation to call memories up by beside the cue."""
+        found = [c for c in self.read(messages) if c.is_knowledge]
+        vectors = np.stack([c.vector for c in found]) if found else \
+            np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return Recall(statements=[c.text for c in found], vectors=vectors)
 
     def anticipate(self, cue: str,
                    evoked: list[tuple[SemanticMemory, float]]) -> AnticipationDecision:

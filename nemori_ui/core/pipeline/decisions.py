@@ -8,8 +8,10 @@ for both.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from ..models import Episode, Message, SemanticMemory
@@ -47,6 +49,14 @@ class DistillDecision(Decision):
     # can tell, and how each raw clause was read, where the decider reads clause by clause
     covered: list[CoveredStatement] = Field(default_factory=list)
     lines: list[LineReading] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What an episode states, to evoke memories by (`Decider.recall`): each statement with
+    its vector."""
+    statements: list[str]
+    vectors: np.ndarray
 
 
 class ConsolidationDecision(Decision):
@@ -89,6 +99,10 @@ class Decider(Protocol):
     def distill(self, messages: list[Message], prediction: str) -> DistillDecision: ...
 
     def distill_direct(self, messages: list[Message]) -> DistillDecision: ...
+
+    # A decider that reads statements may also offer `recall(messages) -> Recall`: what the
+    # messages state, for evocation to call memories up by (pipeline/semantic.py); the LLM
+    # decider does not, and keeps the paper's evocation by the cue alone
 
     # with nothing stored, under `cold_start = "narrative"`: distil the episode as narrated
     def distill_cold(self, episode: Episode, messages: list[Message]) -> DistillDecision: ...

@@ -28,6 +28,8 @@ class MemoryState:
         # when each memory was said, as retrieval stamps it, by (id, number of sources): a
         # merged memory's sources run to thousands of messages, read again on every search
         self.said_at: dict[tuple[str, int], str] = {}
+        # the messages a distillation has read: never read again (pipeline/skipped.py)
+        self.distilled: set[str] = set()
 
     @classmethod
     def restore(cls, dim: int, episodes: list[Episode], memories: list[SemanticMemory],
@@ -35,6 +37,9 @@ class MemoryState:
         state = cls(dim, index_kind=index_kind)
         state.episodes = {e.id: e for e in episodes}
         state.memories = {m.id: m for m in memories}
+        # a window is stored whole, and every episode of it was distilled (merged ones as
+        # the episode they became): what any stored episode holds has been read
+        state.distilled = {i for e in episodes for i in e.message_ids}
         for items, index in ((episodes, state.episode_index), (memories, state.memory_index)):
             active = [x for x in items if x.status == "active" and x.embedding is not None]
             if active:

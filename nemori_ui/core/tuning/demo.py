@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..config import PipelineConfig
+from ..eval.prediction import MERGED, STORED, UNREAD, Fate, fates
 from ..models import Conversation
 from ..retrieval import count_tokens
 from ..store import Store, runs
+from ..views.prediction import predicted
 from ..views.run_data import RunData
 
 MATCH = 0.80
@@ -72,14 +74,24 @@ def _stored(data: RunData) -> StoredTally:
 
 @dataclass(frozen=True)
 class SkippedFact:
-    """A statement Nemori did not store because its prediction held it. Without the offline
-    engine's record of what it covered, it is a Nemori-s insight Nemori never produced, and
-    only its text and episode are known."""
+    """A fact told again that Nemori did not store because an earlier episode's knowledge
+    predicted it: where it was said again, the memory that held it and where that was first
+    told, and what Nemori-s did with the same statement. Without the offline engine's record
+    of what a prediction held, it is a Nemori-s insight Nemori never produced, and only its
+    text and episode are known."""
     text: str
     message_id: str | None
-    predicted_by: str | None        # the prediction line that held it
+    predicted_by: str | None        # the prediction line that held it: the memory's text
     score: float | None
     episode_id: str
+    memory_id: str | None = None
+    first_message_id: str | None = None     # the message the memory was first learnt from
+    first_said: str = ""                    # ... as said
+    first_session: int | None = None
+    again_said: str = ""                    # the message it was said again in, as said
+    again_session: int | None = None
+    speaker: str = ""
+    nemori_s: str = ""                      # what Nemori-s did with it (eval/prediction fates)
 
 
 @dataclass(frozen=True)
@@ -96,14 +108,49 @@ class PredictionDemo:
     nemori_s: StoredTally
     skipped_as_predicted: list[SkippedFact]
     kept_by_both: list[SharedInsight]
+    # what Nemori-s did with the facts Nemori predicted: fate -> how many
+    nemori_s_did: dict[str, int] = field(default_factory=dict)
+    inferred: bool = False          # skipped facts inferred from Nemori-s (no engine record)
+
+
+def _skipped(nemori: RunData, direct: RunData, embedder) -> list[SkippedFact]:
+    """Every statement a prediction from earlier episodes held, told as said twice."""
+    theirs = fates(direct)
+    found = []
+    for ev in nemori.stage("distill"):
+        for c in predicted(nemori, ev):
+            again = nemori.message_by_id.get(c.message_id or "")
+            first = nemori.message_by_id.get(c.learnt_from or "")
+            found.append(SkippedFact(
+                text=c.text, message_id=c.message_id, predicted_by=c.predicted_by,
+                score=c.score, episode_id=ev.payload.episode_id, memory_id=c.memory_id,
+                first_message_id=c.learnt_from, first_said=first.text if first else "",
+                first_session=first.session if first else None,
+                again_said=again.text if again else "",
+                again_session=again.session if again else None,
+                speaker=again.speaker if again else "",
+                nemori_s=_their_fate(c.text, c.message_id, theirs, embedder)))
+    return found
+
+
+def _their_fate(text: str, message_id: str | None, theirs: list[Fate], embedder) -> str:
+    """What Nemori-s did with the statement: the fate of its nearest statement from the same
+    message (the two runs read one transcript, so message ids agree)."""
+    same = [f for f in theirs if message_id in f.message_ids]
+    if not same:
+        return UNREAD
+    exact = [f for f in same if f.text == text]
+    if exact:
+        return exact[0].fate
+    vecs = embedder.embed([text] + [f.text for f in same])
+    return same[int(np.argmax(vecs[1:] @ vecs[0]))].fate
 
 
 def prediction_demo(nemori: RunData, direct: RunData, embedder) -> PredictionDemo:
     """What each stored, what Nemori skipped because it predicted it, and what both kept."""
     ours, theirs = _insights(nemori), _insights(direct)
-    skipped = [SkippedFact(text=c.text, message_id=c.message_id, predicted_by=c.predicted_by,
-                           score=c.score, episode_id=e.payload.episode_id)
-               for e in nemori.stage("distill") for c in e.payload.covered]
+    skipped = _skipped(nemori, direct, embedder)
+    inferred = False
     both = []
     if ours and theirs:
         va = embedder.embed([i.text for i in ours])
@@ -114,11 +161,16 @@ def prediction_demo(nemori: RunData, direct: RunData, embedder) -> PredictionDem
             if row[j] >= MATCH:
                 both.append(SharedInsight(nemori=ours[i].text, nemori_s=theirs[j].text,
                                           score=round(float(row[j]), 4)))
-        if not skipped:
+        if not skipped and not nemori.is_offline:
             # without the offline engine's record of covered statements, a direct insight that
             # Nemori never produced is one its prediction held
             held = sims.max(axis=0) < MATCH
             skipped = [SkippedFact(text=t.text, message_id=None, predicted_by=None, score=None,
                                    episode_id=t.episode_id) for t, h in zip(theirs, held) if h]
+            inferred = bool(skipped)
+    did = {said: sum(f.nemori_s == fate for f in skipped) for fate, said in (
+        (STORED, "stored again as a new memory"), (MERGED, "merged into a memory it held"),
+        (UNREAD, "not read as a statement"))}
     return PredictionDemo(nemori=_stored(nemori), nemori_s=_stored(direct),
-                          skipped_as_predicted=skipped, kept_by_both=both)
+                          skipped_as_predicted=skipped, kept_by_both=both,
+                          nemori_s_did={k: v for k, v in did.items() if v}, inferred=inferred)

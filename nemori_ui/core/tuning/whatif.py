@@ -37,7 +37,8 @@ def what_if_tau(data: RunData, tau: float) -> list[EpisodeAtTau]:
         # only native management filters by τ; the others' evoked sets do not depend on it
         native = (p.management or data.info.config.management) == "native"
         then = [e.id for e in p.evoked
-                if (passes_tau(e.score, e.continued, tau) if native else e.passed)]
+                if (passes_tau(e.score, e.continued, tau, e.recall_score) if native
+                    else e.passed)]
         changed = set(now) != set(then)
         rows.append(EpisodeAtTau(
             episode_id=p.episode_id, window=event.window,

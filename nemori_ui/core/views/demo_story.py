@@ -1,6 +1,6 @@
-"""The Prediction demo's headline: where prediction's saving shows (fewer insights to
-consolidate, fewer consolidation decisions) and why memories differ by little (Nemori-s's
-consolidation merges the repeats it distilled into memories it already holds)."""
+"""The Prediction demo's headline: the facts told again that prediction held (one number for
+the title, the metrics and the banners), what Nemori-s did with the same facts, and where the
+saving shows (fewer insights to consolidate, fewer consolidation decisions, fewer memories)."""
 
 from __future__ import annotations
 
@@ -23,9 +23,11 @@ def consolidation_outcomes(data: RunData) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class DemoHeadline:
-    """The saving in words, and Nemori's figures less Nemori-s's (fewer is the saving)."""
+    """The saving in words, and Nemori's figures less Nemori-s's (fewer is the saving).
+    `predicted` is the one number the title, the first metric and the banners share."""
     title: str
     why: str
+    predicted: int
     fewer_insights: int
     fewer_decisions: int
     fewer_memories: int
@@ -34,24 +36,43 @@ class DemoHeadline:
 
 
 def demo_headline(demo: dict, ours: dict[str, int], theirs: dict[str, int]) -> DemoHeadline:
-    """The saving in words and figures. `ours`, `theirs`: consolidation_outcomes of Nemori and
-    Nemori-s."""
+    """The saving in words and figures. `demo`: the `PredictionDemo` as a dict; `ours`,
+    `theirs`: consolidation_outcomes of Nemori and Nemori-s."""
     n, s = demo["nemori"], demo["nemori_s"]
+    skipped = demo.get("skipped_as_predicted") or []
+    did = demo.get("nemori_s_did") or {}
+    told = len(skipped)
     fewer = s["insights"] - n["insights"]
     saved_memories = s["memories"] - n["memories"]
+    fewer_decisions = theirs["decisions"] - ours["decisions"]
     known = theirs["already known"] - ours["already known"]
-    title = (f"Prediction kept {plural(fewer, 'repeated fact')} out of consolidation"
-             if fewer > 0 else "Prediction saved no insight on this transcript")
-    why = (f"Nemori-s distilled {plural(s['insights'], 'insight')}, {fewer} more than Nemori's "
-           f"{n['insights']}. Its consolidation then merged {theirs['merge']} of them into "
-           f"memories it already held, {theirs['already known']} changing nothing (the fact "
-           f"was already known), so it stores only "
-           f"{plural(saved_memories, 'memory', 'memories')} more ({s['memories']} against "
-           f"{n['memories']}). Consolidation catches a repeat after it is distilled; prediction "
-           f"keeps it from being distilled at all: Nemori made "
-           f"{plural(theirs['decisions'] - ours['decisions'], 'fewer consolidation decision')}"
-           f" (with an LLM, one call each), and the memory ends up nearly the same.")
-    return DemoHeadline(title=title, why=why, fewer_insights=fewer,
-                        fewer_decisions=theirs["decisions"] - ours["decisions"],
+    if demo.get("inferred"):
+        title = (f"Nemori-s stored {plural(told, 'insight')} Nemori's prediction held "
+                 "(inferred: a model run does not record what its prediction held)")
+    elif told:
+        title = f"Prediction held {plural(told, 'fact')} told again: not stored"
+    else:
+        title = "Prediction held no fact told again on this transcript"
+    parts = []
+    if told and not demo.get("inferred"):
+        parts.append(f"Each was told in an earlier session and predicted from the memory it "
+                     f"left there. Nemori-s, which does not predict, distilled "
+                     f"{'it' if told == 1 else f'all {told}'} again: "
+                     + ", ".join(f"{v} {k}" for k, v in did.items()) + ".")
+    parts.append(f"Nemori distilled {plural(n['insights'], 'insight')} against Nemori-s's "
+                 f"{s['insights']} and made "
+                 f"{plural(fewer_decisions, 'fewer consolidation decision')} (with an LLM, one "
+                 f"call each).")
+    if saved_memories > 0:
+        parts.append(f"It stores {plural(saved_memories, 'memory', 'memories')} fewer "
+                     f"({n['memories']} against {s['memories']}): Nemori-s's consolidation "
+                     f"caught {theirs['already known']} repeats only after distilling them.")
+    else:
+        parts.append(f"The stored memories end up nearly the same ({n['memories']} against "
+                     f"{s['memories']}): Nemori-s's consolidation caught "
+                     f"{theirs['already known']} repeats after distilling them, where "
+                     "prediction keeps them from being distilled at all.")
+    return DemoHeadline(title=title, why=" ".join(parts), predicted=told,
+                        fewer_insights=fewer, fewer_decisions=fewer_decisions,
                         fewer_memories=saved_memories, known_again=known,
                         fewer_tokens=s["tokens"] - n["tokens"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..models import StageEvent
+from ..pipeline.skipped import classify
 from ..pipeline.tau_rule import passes_tau
 from ..stage_events import ConsolidatePayload, CoveredStatement
 from .episodes import fmt_time, message_span
@@ -20,9 +21,11 @@ from .run_data import RunData, derived
 SURPRISE_DEFINITION = ("surprise = insights that changed memory ÷ raw messages in the episode "
                        "(0: the prediction held everything; 1: one new fact per message); an "
                        "insight merged into an identical memory was already known")
-LEARNT, PREDICTED, PLAIN = "learnt", "predicted, not stored", "plain"
+LEARNT, PREDICTED, CARRIED, PLAIN = ("learnt", "predicted, not stored",
+                                     "carried: known from the part it continues", "plain")
 # why a looked-at memory was or was not evoked (the τ rule); the charts colour by these
-ABOVE_TAU, CONTINUED, BELOW_TAU = "above τ", "from the episode it continues", "below τ"
+ABOVE_TAU, CONTINUED, RECALLED, BELOW_TAU = ("above τ", "from the episode it continues",
+                                             "called up by what the episode says", "below τ")
 
 
 def _distill_events(data: RunData) -> list[StageEvent]:
@@ -36,6 +39,25 @@ def _event_for(data: RunData, stage: str, episode_id: str) -> StageEvent | None:
     return None
 
 
+def classed(data: RunData, ev: StageEvent) -> list[CoveredStatement]:
+    """The distill event's skipped statements, each with its one class (pipeline/skipped.py):
+    as recorded, or, for a run stored before statements were classed, by the memory whose
+    text is the prediction line that held it (the earliest of that text)."""
+    covered = ev.payload.covered
+    if all(c.kind for c in covered):
+        return list(covered)
+    by_text: dict[str, object] = {}
+    for m in sorted(data.memories, key=lambda m: (len(m.id), m.id)):
+        by_text.setdefault(m.text.strip(), m)
+    return classify(covered, by_text, ev.message_ids)   # earliest source: no embedder here
+
+
+def predicted(data: RunData, ev: StageEvent) -> list[CoveredStatement]:
+    """What prediction saved in one distillation: the statements an earlier episode's
+    knowledge held. The one count every page, banner and figure shows."""
+    return [c for c in classed(data, ev) if c.kind == "predicted"]
+
+
 def _cue(data: RunData, episode_id: str) -> str:
     episode = data.episode_by_id.get(episode_id)
     return episode.cue if episode else ""
@@ -43,7 +65,9 @@ def _cue(data: RunData, episode_id: str) -> str:
 
 @derived
 def surprise_table(data: RunData) -> pd.DataFrame:
-    """One row per distilled episode, in the order the memory met them."""
+    """One row per distilled episode, in the order the memory met them. `covered`: the
+    statements a prediction from earlier episodes held (`predicted`); `messages`: those the
+    distillation read (not the part of the episode an earlier one read)."""
     pos = {m.id: i for i, m in enumerate(data.messages, start=1)}
     # one consolidation event per insight (or per episode for the flat summary)
     known: dict[str, int] = {}
@@ -60,7 +84,7 @@ def surprise_table(data: RunData) -> pd.DataFrame:
         places = sorted(pos[i] for i in ev.message_ids if i in pos)
         rows.append({"order": order, "episode": eid, "cue": _cue(data, eid),
                      "window": ev.window + 1, "mode": p.mode, "messages": n,
-                     "insights": insights, "covered": len(p.covered),
+                     "insights": insights, "covered": len(predicted(data, ev)),
                      "surprise": round(insights / n, 3) if n else 0.0,
                      "first": places[0] if places else None,
                      "last": places[-1] if places else None,
@@ -100,9 +124,11 @@ def evoked(data: RunData, episode_id: str) -> Evoked | None:
     p = ev.payload
     frame = pd.DataFrame(
         [{"rank": i, "memory": e.id, "text": data.memory_text(e.id, e.text), "score": e.score,
-          "passed": e.passed,
-          "continued": e.continued} for i, e in enumerate(p.evoked, start=1)],
-        columns=["rank", "memory", "text", "score", "passed", "continued"])
+          "passed": e.passed, "continued": e.continued, "recall score": e.recall_score,
+          "recalled by": e.recalled_by, "by cue": e.by_cue}
+         for i, e in enumerate(p.evoked, start=1)],
+        columns=["rank", "memory", "text", "score", "passed", "continued", "recall score",
+                 "recalled by", "by cue"])
     return Evoked(tau=data.info.config.tau if p.tau is None else p.tau,
                   cold_start=p.cold_start,
                   management=p.management or data.info.config.management,
@@ -129,14 +155,16 @@ def comparison(data: RunData, episode_id: str) -> Comparison | None:
     """The predicted episode beside the real one, each raw message marked by what became of it.
 
     A message is `learnt` when an insight cites it, `predicted, not stored` when the engine
-    found the prediction already held what it said (only the offline engine reports this),
-    and `plain` otherwise. Insights come with the raw lines they cite and their consolidation.
+    found that a prediction from earlier episodes already held what it said (only the offline
+    engine reports this), `carried` when it belongs to the part of the episode an earlier
+    distillation read (or what it said was known only from that part), and `plain`
+    otherwise. Insights come with the raw lines they cite and their consolidation.
     """
     ev = _event_for(data, "distill", episode_id)
     if ev is None:
         return None
     p = ev.payload
-    insights, covered = p.insights, p.covered
+    insights, covered = p.insights, classed(data, ev)
     learnt: dict[str, list[str]] = {}
     for ins in insights:
         for mid in ins.source_message_ids:
@@ -144,12 +172,15 @@ def comparison(data: RunData, episode_id: str) -> Comparison | None:
     held: dict[str | None, list[CoveredStatement]] = {}
     for c in covered:
         held.setdefault(c.message_id, []).append(c)
+    carried = set(p.carried_message_ids)
     wanted = set(ev.message_ids)
     rows = []
     for m in data.messages:
         if m.id not in wanted:
             continue
-        status = LEARNT if m.id in learnt else PREDICTED if m.id in held else PLAIN
+        kinds = {c.kind for c in held.get(m.id, [])}
+        status = LEARNT if m.id in learnt else PREDICTED if "predicted" in kinds else \
+            CARRIED if m.id in carried or kinds else PLAIN
         rows.append(ComparedMessage(message=m.id, time=fmt_time(m.timestamp),
                                     speaker=m.speaker, text=m.text, status=status,
                                     learnt=learnt.get(m.id, []), covered=held.get(m.id, [])))
@@ -171,50 +202,65 @@ def comparison(data: RunData, episode_id: str) -> Comparison | None:
                       read=p.read, prediction_lines=lines, rows=rows, insights=produced,
                       covered=covered, statements_checked=data.is_offline, fallback=p.fallback,
                       counts={status: sum(r.status == status for r in rows)
-                              for status in (LEARNT, PREDICTED, PLAIN)})
+                              for status in (LEARNT, PREDICTED, CARRIED, PLAIN)})
 
 
-def evocation(score: float, continued: bool, tau: float) -> str:
-    """Why the τ rule evoked a memory or not: above τ, known because it was learnt from the
-    episode this one continues (evoked whatever its score), or below τ and ignored."""
+def evocation(score: float, continued: bool, tau: float,
+              recall_score: float | None = None) -> str:
+    """Why the τ rule evoked a memory or not: the cue above τ; known because it was learnt
+    from the episode this one continues; a statement of the episode above τ to it (the
+    offline engine's recall); or below τ and ignored."""
     if score > tau:
         return ABOVE_TAU
-    return CONTINUED if continued else BELOW_TAU
+    if continued:
+        return CONTINUED
+    return RECALLED if recall_score is not None and recall_score > tau else BELOW_TAU
+
+
+def evocations(frame: pd.DataFrame, tau: float) -> list[str]:
+    """`evocation` of every row of an evoked frame."""
+    said = frame["recall score"] if "recall score" in frame else [None] * len(frame)
+    return [evocation(float(s), bool(c), tau, None if r is None or pd.isna(r) else float(r))
+            for s, c, r in zip(frame["score"], frame["continued"], said)]
 
 
 def evoked_counts(frame: pd.DataFrame, tau: float) -> dict[str, int]:
     """How many looked-at memories each reason covers, so a count and a legend agree."""
-    counts = {ABOVE_TAU: 0, CONTINUED: 0, BELOW_TAU: 0}
-    for score, cont in zip(frame["score"], frame["continued"]):
-        counts[evocation(float(score), bool(cont), tau)] += 1
+    counts = {ABOVE_TAU: 0, CONTINUED: 0, RECALLED: 0, BELOW_TAU: 0}
+    for why in evocations(frame, tau):
+        counts[why] += 1
     return counts
 
 
 def evoked_caption(frame: pd.DataFrame, tau: float) -> str:
     """The evoked chart's legend in words, with the counts the metric above it shows."""
     n = evoked_counts(frame, tau)
-    used = n[ABOVE_TAU] + n[CONTINUED]
+    used = n[ABOVE_TAU] + n[CONTINUED] + n[RECALLED]
     text = (f"{used} of {len(frame)} evoked, used for the prediction. Green: similarity above "
             f"τ = {tau:.2f} ({n[ABOVE_TAU]})")
     if n[CONTINUED]:
         text += (f"; hatched teal: below τ but learnt from the episode this one continues, so "
                  f"already known and evoked whatever τ says ({n[CONTINUED]})")
+    if n[RECALLED]:
+        text += (f"; dotted blue: below τ for the cue, but a statement of the episode is "
+                 f"above τ to it, so it is called up by what was said ({n[RECALLED]})")
     return text + f"; grey: looked at, below τ, ignored ({n[BELOW_TAU]})."
 
 
 def looked_similarities(data: RunData) -> pd.DataFrame:
     """Every similarity an episode's evocation looked at, with whether it passed τ."""
     rows = [{"episode": ev.payload.episode_id, "memory": e.id, "score": e.score,
-             "passed": e.passed, "continued": e.continued}
+             "passed": e.passed, "continued": e.continued, "recall score": e.recall_score}
             for ev in data.stage("anticipate") for e in ev.payload.evoked]
-    return pd.DataFrame(rows, columns=["episode", "memory", "score", "passed", "continued"])
+    return pd.DataFrame(rows, columns=["episode", "memory", "score", "passed", "continued",
+                                       "recall score"]).astype({"recall score": float})
 
 
 def admitted(frame: pd.DataFrame, tau: float) -> Admitted:
     """What τ lets through of the looked-at similarities: pairs, and episodes evoking any."""
     if frame.empty:
         return Admitted(pairs=0, passing=0, episodes=0, evoking=0)
-    passing = passes_tau(frame["score"], frame["continued"], tau)
+    passing = passes_tau(frame["score"], frame["continued"], tau, frame["recall score"])
     return Admitted(pairs=int(len(frame)), passing=int(passing.sum()),
                     episodes=int(frame["episode"].nunique()),
                     evoking=int(frame[passing]["episode"].nunique()))

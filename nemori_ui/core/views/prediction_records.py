@@ -17,7 +17,9 @@ class Evoked:
     cold_start: bool                    # nothing passed τ: no prediction was asked for
     management: str
     prediction: str
-    frame: pd.DataFrame                 # rank, memory, text, score, passed, continued
+    # rank, memory, text, score (the cue's), passed, continued, recall score and recalled by
+    # (the statement that called it up), by cue (among the cue's top K_s)
+    frame: pd.DataFrame
     passed: int
 
 

@@ -67,7 +67,8 @@ def _label(event: StageEvent) -> tuple[str, str, float | None]:
         best = max((e.score for e in p.evoked), default=None)
         return what, f"τ = {p.tau:g}" if p.tau is not None else "", best
     if stage == "distill":
-        covered = f", {len(p.covered)} predicted" if p.covered else ""
+        told = sum(c.kind != "carried" for c in p.covered)
+        covered = f", {told} predicted" if told else ""
         return f"{plural(len(p.insights), 'insight')}{covered}", p.mode, None
     if p.action == "summary":
         return f"summary rewritten with {len(p.insights)}", "", None
