@@ -12,10 +12,11 @@ different speakers, how many replace more than one memory. Then memory-only evid
 equal tokens: for each question (categories 1-4), the most similar active memories while they
 fit in --memory-tokens, and the share of its evidence turns they carry (eval/evidence.py).
 
-Labelled transcripts (default: tests/fixtures/labelled/check and .../tune): facts precision and
-recall, real changes resolved, false conflicts, talk share, duplicated repeats, details stored
-(eval/labelled.py). conv-26 and the tune folder are what the engine may be tuned on; conv-30
-and the check folder never are: the figures are printed under those names.
+Labelled transcripts (default: tests/fixtures/labelled/tune, .../check and .../heldout): facts
+precision and recall, real changes resolved, false conflicts, talk share, duplicated repeats,
+details stored (eval/labelled.py). conv-26 and the tune folder are what the engine may be tuned
+on; conv-30, the check folder and the held-out folder never are: the figures are printed under
+those names.
 """
 
 from __future__ import annotations
@@ -33,23 +34,24 @@ sys.path.insert(0, str(ROOT))
 from nemori_ui.core.clients import build_clients  # noqa: E402
 from nemori_ui.core.config import PipelineConfig  # noqa: E402
 from nemori_ui.core.eval import qa  # noqa: E402
-from nemori_ui.core.eval.evidence import credited_turns  # noqa: E402
+from nemori_ui.core.eval.evidence import memory_only_recall  # noqa: E402
 from nemori_ui.core.eval.knowledge import locomo_observations, score  # noqa: E402
 from nemori_ui.core.eval.labelled import load_labels, score_labelled  # noqa: E402
 from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
-from nemori_ui.core.retrieval import count_tokens  # noqa: E402
 from nemori_ui.core.store import open_store  # noqa: E402
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
 from nemori_ui.core.views.run_data import load_run_data  # noqa: E402
 
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-LABELLED = [ROOT / "tests" / "fixtures" / "labelled" / "check",
-            ROOT / "tests" / "fixtures" / "labelled" / "tune"]
-ROLE = {"conv-26": "tune", "conv-30": "check"}
+LABELLED = [ROOT / "tests" / "fixtures" / "labelled" / name
+            for name in ("tune", "check", "heldout")]
+# what each conversation or labelled folder is to the engine: tuned on, or never
+ROLE = {"conv-26": "tune", "conv-30": "check", "tune": "tune", "check": "check",
+        "heldout": "held out"}
 
 
 def build(conv, source: str, **settings):
-    store = open_store(tempfile.mkdtemp(prefix="nemori-knowledge-"))
+    store = open_store(tempfile.mkdtemp(prefix="nemori-bench-"))
     config = PipelineConfig(**settings)
     clients = build_clients(config, store)
     run_id = start_run(store, conv, config, clients, source=source, fmt="auto")
@@ -76,20 +78,9 @@ def memory_evidence(data, conv, embedder, budget: int) -> float:
     items = [i for i in qa.locomo_items(conv).items if i.evidence]
     if not active or not items:
         return 0.0
-    vecs = np.asarray([m.embedding for m in active], dtype=np.float32)
-    by_id = {m.id: m for m in conv.messages}
-    shares = []
-    for item, q in zip(items, embedder.embed([i.question for i in items])):
-        taken, used = [], 0
-        for i in np.argsort(-(vecs @ q)):
-            cost = count_tokens(active[i].text) + 1
-            if used + cost > budget:
-                break
-            taken.append(active[i])
-            used += cost
-        held = credited_turns(taken, by_id, item.answer)
-        shares.append(sum(e.message_id in held for e in item.evidence) / len(item.evidence))
-    return float(np.mean(shares))
+    return memory_only_recall(active, np.asarray([m.embedding for m in active], dtype=np.float32),
+                              {m.id: m for m in conv.messages}, items,
+                              embedder.embed([i.question for i in items]), budget)
 
 
 def locomo(path: Path, conv_ids: list[str], budget: int, show: int) -> None:
@@ -123,7 +114,7 @@ def locomo(path: Path, conv_ids: list[str], budget: int, show: int) -> None:
 
 def labelled(folders: list[Path]) -> None:
     print("\nLabelled transcripts (offline engine, MiniLM, default τ)")
-    print(f"{'set':<7}{'transcript':<16}{'msgs':>5}{'mems':>6}{'prec':>6}{'recall':>7}"
+    print(f"{'set':<8}{'transcript':<16}{'msgs':>5}{'mems':>6}{'prec':>6}{'recall':>7}"
           f"{'changes':>9}{'false c':>8}{'talk':>6}{'dup rep':>8}{'details':>8}")
     for folder in folders:
         for text in sorted(folder.glob("*.txt")):
@@ -132,7 +123,7 @@ def labelled(folders: list[Path]) -> None:
             r = score_labelled(load_labels(text), data.messages, data.memories, data.events,
                                conv.speakers, embedder.embed)
             k = r.knowledge
-            print(f"{folder.name:<7}{text.stem:<16}{k.messages:>5}{k.memories:>6}"
+            print(f"{folder.name:<8}{text.stem:<16}{k.messages:>5}{k.memories:>6}"
                   f"{k.precision:>6.2f}{k.recall:>7.2f}{f'{r.resolved}/{r.changes}':>9}"
                   f"{r.false_conflicts:>8}{r.talk_share:>6.2f}{f'{r.duplicated}/{r.repeats}':>8}"
                   f"{f'{r.details_stored}/{r.details}':>8}")

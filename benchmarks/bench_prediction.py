@@ -13,7 +13,9 @@ defaults (Nemori), then (nemori_ui/core/eval/prediction.py says how each is coun
   hers, MiniLM cosine >= 0.85 and a shared content word; labelled: the file's `repeats`), and
   what became of the second telling: predicted (recall), stored again, merged by
   consolidation, carried, or not read as a statement at all;
-- read twice: messages that more than one distillation read (should be 0).
+- read twice: messages that more than one distillation read (should be 0);
+- wrong: skipped statements whose message tells a reference fact for the first time (a fact
+  lost to a prediction that could not have known it), of those whose message tells one.
 
 conv-26 and tests/fixtures/labelled/tune are what the engine may be tuned on; conv-30,
 tests/fixtures/labelled/check and tests/fixtures/labelled/heldout never are, and are printed
@@ -24,53 +26,36 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nemori_ui.core.clients import build_clients  # noqa: E402
-from nemori_ui.core.config import PipelineConfig  # noqa: E402
+from benchmarks.bench_knowledge import LABELLED, LOCOMO, ROLE, build  # noqa: E402
 from nemori_ui.core.eval.labelled import load_labels  # noqa: E402
-from nemori_ui.core.eval.prediction import (FATES, PREDICTED, fates, labelled_repeats,  # noqa: E402
-                                            locomo_repeats, prediction_figures, repeat_fate)
-from nemori_ui.core.pipeline.runner import run_windows, start_run  # noqa: E402
-from nemori_ui.core.store import open_store  # noqa: E402
+from nemori_ui.core.eval.prediction import (FATES, PREDICTED, fates, labelled_facts,  # noqa: E402
+                                            labelled_repeats, locomo_repeats,
+                                            prediction_figures, reference_facts, repeat_fate)
 from nemori_ui.core.transcripts import load_transcript  # noqa: E402
-from nemori_ui.core.views.run_data import load_run_data  # noqa: E402
 
-LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-LABELLED = ROOT / "tests" / "fixtures" / "labelled"
-FOLDERS = [LABELLED / "tune", LABELLED / "check", LABELLED / "heldout"]
-ROLE = {"conv-26": "tune", "conv-30": "check", "tune": "tune", "check": "check",
-        "heldout": "held out"}
 SHORT = {"stored again": "stored", "not read as a statement": "unread"}
-
-
-def build(conv, source: str, **settings):
-    store = open_store(tempfile.mkdtemp(prefix="nemori-prediction-"))
-    config = PipelineConfig(**settings)
-    clients = build_clients(config, store)
-    run_id = start_run(store, conv, config, clients, source=source, fmt="auto")
-    run_windows(store, run_id, clients)
-    return load_run_data(store, run_id), clients.embedder
 
 
 def header() -> None:
     print(f"{'role':<10}{'conversation':<16}{'msgs':>5}{'skipped':>8}{'prec':>6}"
           f"{'repeats':>8}{'recall':>7}" + "".join(f"{SHORT.get(f, f):>9}" for f in FATES[1:])
-          + f"{'read 2x':>8}")
+          + f"{'read 2x':>8}{'wrong':>8}")
 
 
-def report(role: str, name: str, conv, repeats_of, show: int) -> None:
-    """`repeats_of(embed)`: the conversation's repeats."""
-    data, embedder = build(conv, name)
+def report(role: str, name: str, conv, repeats_of, told, show: int, **settings) -> dict:
+    """`repeats_of(embed)`: the conversation's repeats; `told`: its reference facts."""
+    data, embedder = build(conv, name, **settings)
     repeats = repeats_of(embedder.embed)
-    f = prediction_figures(data, repeats, embedder.embed)
+    f = prediction_figures(data, repeats, embedder.embed, told)
     print(f"{role:<10}{name:<16}{len(conv.messages):>5}{f.skipped:>8}{f.precision:>6.2f}"
           f"{f.repeats:>8}{f.recall:>7.2f}"
-          + "".join(f"{f.outcomes.get(x, 0):>9}" for x in FATES[1:]) + f"{f.distilled_twice:>8}")
+          + "".join(f"{f.outcomes.get(x, 0):>9}" for x in FATES[1:]) + f"{f.distilled_twice:>8}"
+          + f"{f'{f.wrong}/{f.judged}':>8}")
     if show:
         every = fates(data)
         for r in repeats[:show]:
@@ -80,13 +65,15 @@ def report(role: str, name: str, conv, repeats_of, show: int) -> None:
             print(f"    skipped {x.text!r} ({','.join(x.message_ids)}) held by "
                   f"{memory.text if memory else None!r} from "
                   f"{','.join(memory.source_message_ids[:3]) if memory else '-'}")
+    return {"recall": f.recall, "wrong": f.wrong, "judged": f.judged, "repeats": f.repeats,
+            "predicted": f.outcomes.get(PREDICTED, 0), "stored": f.outcomes.get(FATES[2], 0)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(LOCOMO), help="a LoCoMo-shaped JSON file")
     ap.add_argument("--conversations", default="conv-26,conv-30")
-    ap.add_argument("--labelled", nargs="*", default=[str(p) for p in FOLDERS],
+    ap.add_argument("--labelled", nargs="*", default=[str(p) for p in LABELLED],
                     help="folders of labelled transcripts (.txt beside its .json)")
     ap.add_argument("--no-locomo", action="store_true")
     ap.add_argument("--no-labelled", action="store_true")
@@ -99,7 +86,8 @@ def main() -> None:
         for conv_id in args.conversations.split(","):
             conv = transcript.conversation(conv_id)
             report(ROLE.get(conv_id, "unseen"), conv_id, conv,
-                   lambda embed, c=conv: locomo_repeats(c, embed), args.show)
+                   lambda embed, c=conv: locomo_repeats(c, embed), reference_facts(conv),
+                   args.show)
     if not args.no_labelled:
         for folder in map(Path, args.labelled):
             for text in sorted(folder.glob("*.txt")):
@@ -107,10 +95,11 @@ def main() -> None:
                 labels = load_labels(text)
                 report(ROLE.get(folder.name, folder.name), text.stem, conv,
                        lambda embed, c=conv, l=labels: labelled_repeats(l, c.messages),
-                       args.show)
+                       labelled_facts(labels, conv.messages), args.show)
     print("  skipped: statements not stored because a prediction held them; prec: share of "
           "those held by a memory from outside their episode; recall: repeats predicted on "
-          "their second telling")
+          "their second telling; wrong: skipped statements that told a reference fact for "
+          "the first time, of those whose message tells one")
 
 
 if __name__ == "__main__":

@@ -5,10 +5,12 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
+from nemori_ui.core.clients import build_clients
+from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.run_figures import run_figures
-from nemori_ui.core.store.runs import stored_hash
-from nemori_ui.core.tuning.compare import compare_runs, partner_runs
-from nemori_ui.ui.diff_widgets import pair_diffs
+from nemori_ui.core.store.runs import stored_conversation, stored_hash
+from nemori_ui.core.tuning.compare import compare_runs, partner_runs, prediction_change
+from nemori_ui.ui.diff_widgets import pair_diffs, prediction_panel
 from nemori_ui.ui.layout import page_setup
 from nemori_ui.ui.state import get_store, list_runs, run_data
 from nemori_ui.ui.tuning_widgets import map_figure, map_rows, shared_axes, stable_positions
@@ -58,6 +60,11 @@ else:
 
 st.subheader("Counts and cost (B − A)")
 st.dataframe(pd.DataFrame([asdict(result.deltas)]), hide_index=True)
+
+if {a.info.config.variant, b.info.config.variant} == {"nemori", "nemori-s"}:
+    embedder = build_clients(PipelineConfig(embedder=a.info.config.embedder), store).embedder
+    # the memories that differ are the knowledge diff below
+    prediction_panel(prediction_change(a, b, stored_conversation(store, a_id), embedder.embed))
 
 st.subheader("Knowledge diff")
 k = result.knowledge

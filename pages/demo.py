@@ -8,8 +8,11 @@ import streamlit as st
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
 from nemori_ui.core.presenter_banners import demo_banners
+from nemori_ui.core.store.runs import stored_conversation
+from nemori_ui.core.tuning.compare import knowledge_diff, prediction_change
 from nemori_ui.core.tuning.demo import prediction_demo
 from nemori_ui.core.views.demo_story import consolidation_outcomes, demo_headline
+from nemori_ui.ui.diff_widgets import prediction_panel
 from nemori_ui.ui.jobs.runs import registry
 from nemori_ui.ui.jobs.tasks import mine, outcome, remember, watch
 from nemori_ui.ui.layout import page_setup
@@ -50,27 +53,13 @@ ours, theirs = consolidation_outcomes(nemori), consolidation_outcomes(direct)
 # the views sit below tuning, so the headline reads the demo's figures by name
 head = demo_headline(asdict(demo), ours, theirs)
 st.subheader(head.title)
-figures = [("Insights distilled", "insights", head.fewer_insights),
-           ("Consolidation decisions", None, head.fewer_decisions),
-           ("Memories stored", "memories", head.fewer_memories),
-           ("Tokens stored", "tokens", head.fewer_tokens)]
-cols = st.columns(len(figures) + 1)
-cols[0].metric("Facts told again, predicted", head.predicted,
-               help="Said in an earlier session and predicted from the memory it left there: "
-                    "not distilled, not stored. The banners step through the same facts.")
-for col, (label, key, fewer) in zip(cols[1:], figures):
-    value = getattr(demo.nemori, key) if key else ours["decisions"]
-    other = getattr(demo.nemori_s, key) if key else theirs["decisions"]
-    # the delta reads against Nemori-s: fewer is the saving, shown green
-    col.metric(f"{label}, Nemori", value, delta=f"{-fewer:+d} against Nemori-s ({other})",
-               delta_color="inverse")
-st.info(head.why)
 
 
 def step_moment(by: int) -> None:
     st.session_state.demo_moment = st.session_state.get("demo_moment", 0) + by if by else 0
 
 
+# in presenter mode the moment comes first, under the headline, in sight on a laptop's screen
 moments = demo_banners(nemori, demo.skipped_as_predicted) if presenting else []
 if moments:
     # one moment at a time, in the transcript's order, as a presenter tells them: each fact
@@ -85,6 +74,23 @@ if moments:
                  width="stretch", help="Back to the first moment (R)")
     key_bindings({" ": "demo_step", "r": "demo_restart"}, again)
     scroll_to(".presenter-banner", f"demo:{moment}")
+
+figures = [("Insights distilled", "insights", head.fewer_insights),
+           ("Consolidation decisions", None, head.fewer_decisions),
+           ("Memories stored", "memories", head.fewer_memories),
+           ("Tokens stored", "tokens", head.fewer_tokens)]
+cols = st.columns(len(figures) + 1)
+cols[0].metric("Facts predicted", head.predicted,
+               help="Said in an earlier session and predicted from the memory it left there: "
+                    "not distilled, not stored. The banners step through the same facts.")
+for col, (label, key, fewer) in zip(cols[1:], figures):
+    value = getattr(demo.nemori, key) if key else ours["decisions"]
+    other = getattr(demo.nemori_s, key) if key else theirs["decisions"]
+    # the delta reads against Nemori-s: fewer is the saving, shown green
+    col.metric(f"{label}, Nemori", value, delta=f"{-fewer:+d} against Nemori-s ({other})",
+               delta_color="inverse")
+st.info(head.why)
+
 
 st.subheader("Facts told again that Nemori predicted, and what Nemori-s did with them")
 skipped = pd.DataFrame([asdict(f) for f in demo.skipped_as_predicted])
@@ -111,6 +117,9 @@ if not skipped.empty:
         st.session_state.run_id = pair[0]
         st.session_state.pe_open = (pair[0], str(skipped.iloc[pick]["episode"]))
         st.switch_page("pages/prediction_error.py")
+prediction_panel(prediction_change(nemori, direct, stored_conversation(get_store(), pair[0]),
+                                   embedder.embed), knowledge_diff(nemori, direct),
+                 figures=False)
 st.subheader("Surprising facts both kept")
 st.dataframe(pd.DataFrame([asdict(b) for b in demo.kept_by_both]), hide_index=True)
 current = current_run()

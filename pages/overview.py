@@ -35,16 +35,19 @@ if data is not None:
     st.subheader("Current run")
     headline = figures(current_run())
     st.text(headline.name)
-    cols = st.columns(6)
+    cols = st.columns(7)
     cols[0].metric("Messages", headline.messages)
     cols[1].metric("Episodes", headline.episodes, help="active episodes after integration")
     cols[2].metric("Integrated", headline.integrated)
     cols[3].metric("Insights", headline.insights)
-    cols[4].metric("Memories", headline.semantic_memories, help="active semantic memories")
+    cols[4].metric("Predicted", headline.predicted,
+                   help="facts told again that the memory predicted from an earlier episode, "
+                        "so not stored (the offline engine reports them)")
+    cols[5].metric("Memories", headline.semantic_memories, help="active semantic memories")
     if headline.llm.calls or headline.llm.cached:
-        cols[5].metric("LLM calls", headline.llm.calls)
+        cols[6].metric("LLM calls", headline.llm.calls)
     else:   # the offline engine makes no call: a counter of zeros says nothing
-        cols[5].metric("LLM calls", "none", help="decided without an LLM")
+        cols[6].metric("LLM calls", "none", help="decided without an LLM")
     d = headline.decisions
     st.caption(f"Consolidation: {d['new']} new · {d['merge']} merged · {plural(d['conflict'], 'conflict')}")
     soundness = run_health(current_run())

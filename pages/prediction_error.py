@@ -4,7 +4,7 @@ import streamlit as st
 
 from nemori_ui.core.views.episodes import episode_label
 from nemori_ui.core.views.prediction import (CARRIED, PREDICTED, SURPRISE_DEFINITION, admitted,
-                                             comparison, evoked, evoked_caption,
+                                             charted, comparison, evoked, evoked_caption,
                                              line_decisions,
                                              looked_similarities, most_predicted,
                                              most_surprising,
@@ -69,7 +69,7 @@ if not direct and not looked.empty and data.info.config.management == "native":
         st.caption(f"Every similarity between an episode and the top K_s memories it looked at: "
                    f"{seen_all.passing} of {seen_all.pairs} pairs pass τ (above it, or "
                    "learnt from the episode the looking one continues). τ depends on the "
-                   "embedder (MiniLM's is calibrated on LoCoMo questions; see the README); the "
+                   "embedder (MiniLM's is calibrated on LoCoMo questions; see docs/method.md); the "
                    "Tuning page shows what another τ would change.")
 
 chosen = st.selectbox("Episode (opens on the one whose prediction held the most)", options, key=key,
@@ -86,10 +86,9 @@ c[2].metric("Predicted, not stored", int(row["covered"]) if comp.statements_chec
                  "the offline engine); what the episode only repeats of its own earlier part "
                  "is carried, not predicted")
 c[3].metric("Surprise", f"{row['surprise']:.2f}", help=SURPRISE_DEFINITION)
-c[4].metric("Memories evoked", f"{seen.passed} of {len(seen.frame)}" if seen else "–",
+c[4].metric("Memories evoked", f"{seen.passed} of {len(charted(seen.frame))}" if seen else "–",
             help="memories above τ to the cue or to a statement of the episode, or learnt "
-                 "from the episode this one continues, of all those looked at (the cue's top "
-                 "K_s and each statement's)")
+                 "from the episode this one continues, of the cue's top K_s and those")
 st.caption(md_escape(f"{chosen} · {row['span']} · window {row['window']}"))
 distilled = next((e for e in data.stage("distill") if e.payload.episode_id == chosen), None)
 if distilled is not None:
@@ -109,10 +108,9 @@ if seen is not None:
             st.info("**Nothing known yet** about this episode: no memory passed τ, so no "
                     "prediction was made (and no call asked for one); everything informative "
                     "in it is new.")
-        cued = seen.frame[seen.frame["by cue"]]
-        st.plotly_chart(evoked_figure(cued, seen.tau, management == "native"),
+        st.plotly_chart(evoked_figure(charted(seen.frame), seen.tau, management == "native"),
                         key=f"pe_evoked_{run}_{chosen}", config={"displayModeBar": False})
-        notes = {"native": evoked_caption(cued, seen.tau),
+        notes = {"native": evoked_caption(charted(seen.frame), seen.tau),
                  "naive": "Naive RAG management: the top K_s memories are used without τ.",
                  "summary": "Flat-summary management: the whole running summary is evoked."}
         st.caption(notes.get(management, ""))
@@ -120,7 +118,7 @@ if seen is not None:
         if len(said):
             st.markdown(f"**Called up by what the episode says** ({len(said)}): each statement "
                         f"of the episode also evokes the memories above τ to it, as a memory "
-                        "is reminded by what is said (the offline engine; see the README's "
+                        "is reminded by what is said (the offline engine; see docs/method.md's "
                         "method section).")
             st.dataframe(said[["memory", "text", "recalled by", "recall score"]].rename(
                 columns={"recalled by": "statement that called it up",

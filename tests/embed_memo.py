@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -45,7 +46,8 @@ class EmbedMemo:
         else:
             vectors = self.real(model, texts)
             if file is not None and room:
-                part = file.with_suffix(f".{os.getpid()}.part")
+                # the process and the thread: a server's jobs embed the same texts at once
+                part = file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
                 with open(part, "wb") as out:
                     np.save(out, vectors)
                 os.replace(part, file)      # whole or not at all, for a reader in another worker

@@ -58,7 +58,7 @@ def test_demo_is_one_click_from_home_and_shows_what_prediction_saved(demo_app):
     assert "Facts told again that Nemori predicted" in texts(at)
     assert "weather forecasting" in texts(at)
     metric = {m.label: m for m in at.metric}
-    told = int(metric["Facts told again, predicted"].value)
+    told = int(metric["Facts predicted"].value)
     # the headline, the first figure and the table agree on one number
     assert at.subheader[0].value == f"Prediction held {told} facts told again: not stored"
     assert told >= 6

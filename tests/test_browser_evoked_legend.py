@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 
-from nemori_ui.core.views.prediction import evoked
+from nemori_ui.core.views.prediction import charted, evoked
 from nemori_ui.core.store import open_store
 from nemori_ui.core.views.run_data import load_run_data
-from nemori_ui.ui.episodic_charts import CONTINUED_COLOUR, NOT_PASSED, PASSED
+from nemori_ui.ui.episodic_charts import CONTINUED_COLOUR, NOT_PASSED, PASSED, RECALLED_COLOUR
 from tests.browser_app import (SHOTS, app_server, need_chromium, open_browser, open_home,
-                               open_nav, settle)
+                               open_nav, settle, wait_for)
 from tests.browser_runs import stored_run
 
 # the sample's episode whose cue evoked memories of the episode it continues, below τ
@@ -44,6 +44,9 @@ def test_the_evoked_colours_count_and_caption_agree(tmp_path):
             page.keyboard.press("Enter")
             settle(page)
         assert choice.input_value().startswith(EPISODE)
+        # the chart of the episode opened first may still be on the page a moment
+        wait_for(lambda: len(page.evaluate(BARS)["x"]) == len(charted(seen.frame)), 30,
+                 f"the chart of {EPISODE}")
         bars = page.evaluate(BARS)
         caption = page.get_by_text(re.compile(r"evoked, used for the prediction")).inner_text()
         box = page.locator('[data-testid="stMetric"]', has_text="Memories evoked")
@@ -60,4 +63,7 @@ def test_the_evoked_colours_count_and_caption_agree(tmp_path):
     hatched = sum(c == CONTINUED_COLOUR for _, c in pairs)
     assert hatched and "episode this one continues, so already known" in caption, caption
     assert caption.startswith(f"{used} of {len(pairs)} evoked"), caption
-    assert f"above τ = {tau:.2f} ({used - hatched})" in caption, caption
+    recalled = sum(c == RECALLED_COLOUR for _, c in pairs)
+    assert f"above τ = {tau:.2f} ({used - hatched - recalled})" in caption, caption
+    if recalled:
+        assert f"called up by what was said ({recalled})" in caption, caption

@@ -38,6 +38,8 @@ def loaded_counts(store, run_id: str) -> dict:
         "episodes": sum(e.status == "active" for e in episodes),
         "integrated": sum(e.stage == "integrate" and e.payload.choice != -1 for e in events),
         "insights": sum(len(e.payload.insights) for e in events if e.stage == "distill"),
+        "predicted": sum(c.kind == "predicted" for e in events if e.stage == "distill"
+                         for c in e.payload.covered),
         "semantic_memories": sum(m.status == "active" for m in memories),
         "decisions": {k: decisions.get(k, 0) for k in ("new", "merge", "conflict")},
         "llm": {"calls": len(live), "cached": len(calls) - len(live),

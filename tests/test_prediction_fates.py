@@ -13,6 +13,7 @@ from nemori_ui.core.eval.prediction import (CARRIED, MERGED, PREDICTED, STORED, 
                                             labelled_repeats, prediction_figures, read_twice)
 from nemori_ui.core.models import Message, SemanticMemory
 from nemori_ui.core.pipeline.runner import run_windows, start_run
+from nemori_ui.core.run_figures import run_figures
 from nemori_ui.core.pipeline.skipped import classify, first_told, unread
 from nemori_ui.core.stage_events import CoveredStatement
 from nemori_ui.core.store import open_store
@@ -69,6 +70,8 @@ def test_the_sample_predicts_only_from_earlier_episodes(tmp_path):
     data, embedder = _run(SAMPLE, tmp_path)
     figures = prediction_figures(data, [], embedder.embed)
     assert figures.skipped >= 6 and figures.precision == 1.0
+    # the run's headline (the Overview, `run --json`) counts the same class
+    assert run_figures(open_store(tmp_path / "home"), data.run_id).predicted == figures.skipped
     for f in fates(data):
         if f.fate == PREDICTED:
             memory = data.memory_by_id[f.memory_id]

@@ -111,16 +111,17 @@ def test_the_demo_steps_through_its_skipped_facts_and_wraps_round():
     assert first.lines == [
         "Said in session 1 (m0004): “I drink three cups of coffee a day”",
         "Again in session 2 (m0030): “Coffee, as always!”",
-        "Nemori predicted “Maya drinks coffee.” from its memory “Maya drinks three cups of "
-        "coffee.” (similarity 0.91).",
+        "Nemori's memory “Maya drinks three cups of coffee.” held it (similarity 0.91); "
         "Nemori-s, which does not predict: stored again as a new memory."]
+    assert first.lines_to_show() == first.lines     # all of it in sight
     second = skipped_banner(rows, 1)
     assert "(2 of 2)" in second.title and second.lines[0].endswith("…” · ep0009")
     assert "Nemori-s stored it" in second.lines[1]
     assert skipped_banner(rows, 2) == first
     said_again = skipped_banner([replace(rows[0], predicted_by="Maya drinks coffee. ")], 0)
     assert said_again.lines[2] == ("Nemori's memory said it in the very same words "
-                                   "(similarity 0.91).")
+                                   "(similarity 0.91); Nemori-s, which does not predict: "
+                                   "stored again as a new memory.")
     assert skipped_banner([], 0) is None
 
 

@@ -82,7 +82,8 @@ def run(args) -> int:
     else:
         print(f"run {run_id} ({figures.decider}): {figures.messages} messages, "
               f"{figures.windows} windows → {figures.episodes} episodes "
-              f"({figures.integrated} integrated), {figures.insights} insights → "
+              f"({figures.integrated} integrated), {figures.insights} insights "
+              f"({figures.predicted} facts told again predicted, not stored) → "
               f"{figures.semantic_memories} memories "
               f"(new {figures.decisions['new']}, merge {figures.decisions['merge']}, "
               f"conflict {figures.decisions['conflict']}); LLM calls {figures.llm.calls} "

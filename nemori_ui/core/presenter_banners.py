@@ -16,6 +16,7 @@ from .views.knowledge import decision_table
 from .views.run_data import RunData
 
 QUOTE = 140      # a banner line quotes at most this many characters of a statement
+TOLD = 90        # ... and of a message, where the demo's banner quotes both tellings
 
 
 BANNER_LINES = 3  # lines a banner shows: more would push the decisions below it off the screen
@@ -37,9 +38,9 @@ class Banner(BaseModel):
         return self.lines[:most - 1] + [f"… and {rest} more: the {where} page lists every one"]
 
 
-def _quote(text: str) -> str:
+def _quote(text: str, most: int = QUOTE) -> str:
     text = " ".join((text or "").split())
-    return f"“{text[:QUOTE]}{'…' if len(text) > QUOTE else ''}”"
+    return f"“{text[:most]}{'…' if len(text) > most else ''}”"
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -94,23 +95,23 @@ def window_banners(data: RunData, window: int, story: list[EpisodeStory]) -> lis
 
 
 def _skipped_lines(fact: SkippedFact) -> list[str]:
+    """Where the fact was told, where again, and what each memory did with it: three lines,
+    all that a banner shows."""
     if not fact.first_message_id:
         # inferred from Nemori-s (a model run): no message of its own to point at
         return [_quote(fact.text) + " · " + fact.episode_id,
                 "Nemori-s stored it; Nemori's prediction already held it."]
     score = f" (similarity {fact.score:.2f})" if fact.score is not None else ""
-    lines = [f"Said in session {fact.first_session} ({fact.first_message_id}): "
-             f"{_quote(fact.first_said)}",
-             f"Again in session {fact.again_session} ({fact.message_id}): "
-             f"{_quote(fact.again_said)}"]
     if fact.predicted_by and fact.predicted_by.strip() != fact.text.strip():
-        lines.append(f"Nemori predicted {_quote(fact.text)} from its memory "
-                     f"{_quote(fact.predicted_by)}{score}.")
+        held = f"Nemori's memory {_quote(fact.predicted_by, TOLD)} held it{score}"
     else:
-        lines.append(f"Nemori's memory said it in the very same words{score}.")
-    if fact.nemori_s:
-        lines.append(f"Nemori-s, which does not predict: {fact.nemori_s}.")
-    return lines
+        held = f"Nemori's memory said it in the very same words{score}"
+    return [f"Said in session {fact.first_session} ({fact.first_message_id}): "
+            f"{_quote(fact.first_said, TOLD)}",
+            f"Again in session {fact.again_session} ({fact.message_id}): "
+            f"{_quote(fact.again_said, TOLD)}",
+            held + (f"; Nemori-s, which does not predict: {fact.nemori_s}." if fact.nemori_s
+                    else ".")]
 
 
 SKIPPED_NOTE = "Told again, and not stored: Nemori predicted it from what it learnt the first time."

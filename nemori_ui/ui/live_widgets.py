@@ -101,8 +101,8 @@ def status_row(data: RunData, feed: LiveFeed | None) -> None:
     c[1].metric("Windows processed", data.info.windows_done)
     c[2].metric("Active memories", sum(m.status == "active" for m in data.memories))
     c[3].metric("Predicted", predicted_not_stored(data),
-                help="raw statements a prediction already held, so not stored (the offline "
-                     "engine reports them)")
+                help="facts told again that the memory predicted from what an earlier episode "
+                     "taught, so not stored (the offline engine reports them)")
     c[4].metric("Decisions", " · ".join(str(int(log[a].sum()))
                                                     for a in ("new", "merge", "conflict")),
                 help="consolidation decisions: new · merge · conflict (a merge that changed "

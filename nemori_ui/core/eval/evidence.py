@@ -12,10 +12,13 @@ beside the photo.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..models import Message, SemanticMemory
 from ..offline.facts import stem
 from ..offline.phatic import without_captions
 from ..offline.text import content_words
+from ..retrieval import count_tokens
 
 CARRIED = 0.5     # share of a clause's content words the memory must hold
 AT_LEAST = 2      # and never fewer than this many
@@ -63,3 +66,25 @@ def evidence_found(evidence_ids: list[str | None], episode_ids: set[str],
     """For each evidence turn: found in the episodes, and in the whole context."""
     return [{"in_episodes": mid in episode_ids, "found": mid in episode_ids or mid in memory_ids}
             for mid in evidence_ids]
+
+
+def memory_only_recall(memories: list[SemanticMemory], vectors, messages: dict[str, Message],
+                       items, question_vectors, budget: int) -> float:
+    """Memory-only evidence recall at equal tokens (the paper's "w/o e" setting): for each
+    question, the most similar memories while they fit in `budget` tokens, and the mean share
+    of its evidence turns they carry (`credited_turns`). `items`: the questions (with evidence)
+    in the order of `question_vectors`; `vectors`: the memories' unit vectors."""
+    if not memories or not items:
+        return 0.0
+    shares = []
+    for item, q in zip(items, question_vectors):
+        taken, used = [], 0
+        for i in np.argsort(-(vectors @ q)):
+            cost = count_tokens(memories[i].text) + 1
+            if used + cost > budget:
+                break
+            taken.append(memories[i])
+            used += cost
+        held = credited_turns(taken, messages, item.answer)
+        shares.append(sum(e.message_id in held for e in item.evidence) / len(item.evidence))
+    return float(np.mean(shares))

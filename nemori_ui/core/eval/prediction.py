@@ -36,6 +36,13 @@ _SESSION = re.compile(r"D(\d+):")
 
 
 @dataclass(frozen=True)
+class Told:
+    """A reference fact and the messages that told it (an observation, or a labelled fact)."""
+    fact: str
+    message_ids: list[str]
+
+
+@dataclass(frozen=True)
 class Repeat:
     """A fact its speaker told in one session and again in a later one."""
     speaker: str
@@ -62,6 +69,8 @@ class PredictionFigures:
     repeats: int
     outcomes: dict[str, int] = field(default_factory=dict)   # repeats by fate
     distilled_twice: int = 0           # messages read by more than one distillation
+    wrong: int = 0                     # skipped statements that told a fact told for the first time
+    judged: int = 0                    # skipped statements whose message tells a reference fact
 
     @property
     def precision(self) -> float:
@@ -173,8 +182,51 @@ def read_twice(data: RunData) -> dict[str, list[str]]:
     return {mid: eps for mid, eps in readers.items() if len(eps) > 1}
 
 
-def prediction_figures(data: RunData, repeats: list[Repeat], embed) -> PredictionFigures:
-    """Prediction precision and repeat recall of one run, with each repeat's fate."""
+def reference_facts(conv: Conversation) -> list[Told]:
+    """A LoCoMo-shaped conversation's observations, each with the messages it cites."""
+    ref_to_id = {m.source_ref: m.id for m in conv.messages if m.source_ref}
+    return [Told(fact, [ref_to_id[r] for r in refs if r in ref_to_id])
+            for _, fact, refs in locomo_observations(conv.extra)]
+
+
+def labelled_facts(labels: dict, messages: list[Message]) -> list[Told]:
+    """One of our labelled transcripts' facts, each with the message that tells it."""
+    out = []
+    for f in labels.get("facts", []):
+        hits = [m.id for m in messages if f["message"] in m.text]
+        out.append(Told(f["fact"], hits[:1]))
+    return out
+
+
+def wrongly_skipped(every: list[Fate], told: list[Told], repeats: list[Repeat],
+                    embed) -> tuple[int, int]:
+    """(skipped statements whose nearest reference fact of their message is told there for
+    the first time, skipped statements whose message tells any reference fact): a fact the
+    prediction could not have known, lost. A fact is told again when a repeat's second
+    telling is that message and its fact is the nearest."""
+    skipped = [f for f in every if f.fate == PREDICTED and f.message_ids]
+    if not skipped or not told:
+        return 0, 0
+    again = {(mid, r.later) for r in repeats for mid in r.later_messages}
+    wrong = judged = 0
+    for f in skipped:
+        mine = [t for t in told if set(t.message_ids) & set(f.message_ids)]
+        if not mine:
+            continue
+        judged += 1
+        vecs = np.asarray(embed([f.text] + [t.fact for t in mine]), dtype=np.float32)
+        nearest = mine[int(np.argmax(vecs[1:] @ vecs[0]))]
+        repeated = any((mid, nearest.fact) in again for mid in f.message_ids) or any(
+            set(r.later_messages) & set(f.message_ids) and r.first == nearest.fact
+            for r in repeats)
+        wrong += not repeated
+    return wrong, judged
+
+
+def prediction_figures(data: RunData, repeats: list[Repeat], embed,
+                       told: list[Told] | None = None) -> PredictionFigures:
+    """Prediction precision and repeat recall of one run, with each repeat's fate; with the
+    reference facts `told`, also how many skipped statements told a fact for the first time."""
     every = fates(data)
     skipped = [f for f in every if f.fate == PREDICTED]
     precise = 0
@@ -185,8 +237,10 @@ def prediction_figures(data: RunData, repeats: list[Repeat], embed) -> Predictio
     outcomes = {name: 0 for name in FATES}
     for r in repeats:
         outcomes[repeat_fate(r, every, embed)] += 1
+    wrong, judged = wrongly_skipped(every, told or [], repeats, embed)
     return PredictionFigures(skipped=len(skipped), precise=precise, repeats=len(repeats),
-                             outcomes=outcomes, distilled_twice=len(read_twice(data)))
+                             outcomes=outcomes, distilled_twice=len(read_twice(data)),
+                             wrong=wrong, judged=judged)
 
 
 def repeat_fate(repeat: Repeat, every: list[Fate], embed) -> str:

@@ -123,10 +123,24 @@ def anticipate_and_distill(c: StageContext, episode: Episode,
         result = decider.distill(fresh, prediction)
     covered = classify(result.covered, {m.text.strip(): m for m, _ in evoked},
                        episode.message_ids, c.by_id, c.embedder.embed)
+    insights = _details_of_cued(result.insights, evoked, listing)
     log.emit(DistillPayload(episode_id=episode.id, mode="prediction-error",
                             prediction=prediction, cold_start=not evoked,
                             **({"read": "narrative"} if narrated else {}),
-                            insights=result.insights, covered=covered, lines=result.lines,
+                            insights=insights, covered=covered, lines=result.lines,
                             raw_messages=len(fresh), fallback=result.fallback, **extra),
              episode_ids=[episode.id], message_ids=episode.message_ids, call_ids=result.call_ids)
-    return result.insights
+    return insights
+
+
+def _details_of_cued(insights: list[Insight], evoked: list[tuple[SemanticMemory, float]],
+                     listing: list[EvokedMemory]) -> list[Insight]:
+    """An insight adds a detail (`elaborates`) only to a fact the episode's own prediction
+    held in part: one its cue evoked, or the episode it continues taught. A memory that only
+    a statement called up is there to recognise what is already known; a detail attached to
+    it would glue another event onto a fact the episode is not about."""
+    said_only = {e.id for e in listing if not e.by_cue}
+    lines = {m.text.strip() for m, _ in evoked if m.id in said_only}
+    cued = {m.text.strip() for m, _ in evoked if m.id not in said_only}
+    return [i.model_copy(update={"elaborates": None})
+            if i.elaborates and i.elaborates.strip() in lines - cued else i for i in insights]

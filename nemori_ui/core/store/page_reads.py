@@ -33,6 +33,9 @@ class RunCounts(BaseModel):
     episodes: int = 0           # active
     integrated: int = 0         # episodes merged into an earlier one
     insights: int = 0
+    # statements a prediction from earlier episodes held, so not stored (as the stage events
+    # class them; a run stored before they were classed counts none here)
+    predicted: int = 0
     semantic_memories: int = 0  # active
     decisions: dict[str, int] = {k: 0 for k in DECISIONS}
     llm: LLMTotals = LLMTotals()
@@ -73,6 +76,9 @@ def run_counts(store: Store, run_id: str) -> RunCounts:
                         run_id),
         insights=_one(store, "SELECT sum(coalesce(json_array_length(payload, '$.insights'), 0)) "
                              + events + "'distill'", run_id),
+        predicted=_one(store, "SELECT count(*) FROM events, json_each(events.payload, "
+                              "'$.covered') AS c WHERE run_id = ? AND stage = 'distill' AND "
+                              "json_extract(c.value, '$.kind') = 'predicted'", run_id),
         semantic_memories=_one(store, "SELECT count(*) FROM memories WHERE run_id = ? "
                                       "AND status = 'active'", run_id),
         decisions={k: decisions.get(k, 0) for k in DECISIONS},

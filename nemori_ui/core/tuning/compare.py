@@ -7,8 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from ..eval import qa
+from ..eval.evidence import memory_only_recall
+from ..models import Conversation
 from ..offline.conflicts import conflict as disagreement
 from ..run_figures import RunFigures
+from ..views.prediction import predicted
 from ..views.run_data import RunData
 
 SAME, REWORDED = 0.95, 0.80
@@ -175,3 +179,64 @@ def partner_runs(runs_listed, run_id: str, hash_of) -> list[str]:
     mine = hash_of(run_id)
     return [r.id for r in runs_listed if r.id != run_id
             and r.conversation_id == me.conversation_id and hash_of(r.id) == mine]
+
+
+EVIDENCE_TOKENS = 400     # the memory a question may read, for evidence recall at equal tokens
+
+
+@dataclass(frozen=True)
+class PredictionChange:
+    """What prediction changes: a run that predicts (Nemori) beside one that does not
+    (Nemori-s) on the same conversation. Evidence recall is memory-only, each question reading
+    its most similar memories within the same `tokens` (the paper's "w/o e" against
+    Nemori-s); None when the conversation carries no questions with evidence."""
+    nemori: str
+    nemori_s: str
+    predicted: int                  # statements Nemori's prediction held: never distilled
+    insights: tuple[int, int]       # (Nemori, Nemori-s): distilled
+    decisions: tuple[int, int]      # consolidation decisions (with a model, one call each)
+    memories: tuple[int, int]       # active memories
+    differ: int                     # memories reworded, or held by one run only
+    evidence: tuple[float, float] | None
+    tokens: int
+    verdict: str
+
+
+def prediction_change(a: RunData, b: RunData, conv: Conversation, embed,
+                      tokens: int = EVIDENCE_TOKENS) -> PredictionChange | None:
+    """Nemori beside Nemori-s, whichever of `a` and `b` is which; None unless one predicts and
+    the other does not."""
+    runs = {d.info.config.variant: d for d in (a, b)}
+    if set(runs) != {"nemori", "nemori-s"}:
+        return None
+    ours, theirs = runs["nemori"], runs["nemori-s"]
+    told = sum(len(predicted(ours, ev)) for ev in ours.stage("distill"))
+    insights = tuple(sum(len(ev.payload.insights) for ev in d.stage("distill"))
+                     for d in (ours, theirs))
+    decisions = tuple(len(d.stage("consolidate")) for d in (ours, theirs))
+    active = [[m for m in d.memories if m.status == "active"] for d in (ours, theirs)]
+    diff = knowledge_diff(ours, theirs)
+    items = [i for i in qa.locomo_items(conv).items if i.evidence] if conv.extra.get("qa") \
+        else []
+    evidence = None
+    if items:
+        questions = embed([i.question for i in items])
+        said = {m.id: m for m in conv.messages}
+        evidence = tuple(round(memory_only_recall(
+            mems, np.asarray([m.embedding for m in mems], dtype=np.float32), said, items,
+            questions, tokens), 4) for mems in active)
+    saved = insights[1] - insights[0]
+    verdict = (f"Prediction held {told} statements told again: Nemori distilled {saved} fewer "
+               f"insights and made {decisions[1] - decisions[0]} fewer consolidation "
+               f"decisions.")
+    if evidence is not None:
+        gain = evidence[0] - evidence[1]
+        verdict += (f" Memory-only evidence recall within {tokens} tokens: "
+                    f"{evidence[0]:.1%} against {evidence[1]:.1%}"
+                    + (": no gain from prediction on this conversation." if gain <= 0.005
+                       else f", {gain:+.1%}."))
+    return PredictionChange(
+        nemori=ours.run_id, nemori_s=theirs.run_id, predicted=told, insights=insights,
+        decisions=decisions, memories=(len(active[0]), len(active[1])),
+        differ=len(diff.reworded) + len(diff.only_a) + len(diff.only_b) + len(diff.contradicted),
+        evidence=evidence, tokens=tokens, verdict=verdict)

@@ -16,6 +16,9 @@ from ..views.run_data import RunData
 
 MATCH = 0.80
 VARIANTS = ("nemori", "nemori-s")
+# what Nemori-s did with a statement Nemori predicted, in the demo's words
+THEIR_FATE = {STORED: "stored again as a new memory", MERGED: "merged into a memory it held",
+              UNREAD: "not read as a statement"}
 
 
 def demo_config(variant: str) -> PipelineConfig:
@@ -129,7 +132,7 @@ def _skipped(nemori: RunData, direct: RunData, embedder) -> list[SkippedFact]:
                 again_said=again.text if again else "",
                 again_session=again.session if again else None,
                 speaker=again.speaker if again else "",
-                nemori_s=_their_fate(c.text, c.message_id, theirs, embedder)))
+                nemori_s=THEIR_FATE[_their_fate(c.text, c.message_id, theirs, embedder)]))
     return found
 
 
@@ -168,9 +171,7 @@ def prediction_demo(nemori: RunData, direct: RunData, embedder) -> PredictionDem
             skipped = [SkippedFact(text=t.text, message_id=None, predicted_by=None, score=None,
                                    episode_id=t.episode_id) for t, h in zip(theirs, held) if h]
             inferred = bool(skipped)
-    did = {said: sum(f.nemori_s == fate for f in skipped) for fate, said in (
-        (STORED, "stored again as a new memory"), (MERGED, "merged into a memory it held"),
-        (UNREAD, "not read as a statement"))}
+    did = {said: sum(f.nemori_s == said for f in skipped) for said in THEIR_FATE.values()}
     return PredictionDemo(nemori=_stored(nemori), nemori_s=_stored(direct),
                           skipped_as_predicted=skipped, kept_by_both=both,
                           nemori_s_did={k: v for k, v in did.items() if v}, inferred=inferred)

@@ -205,6 +205,12 @@ def comparison(data: RunData, episode_id: str) -> Comparison | None:
                               for status in (LEARNT, PREDICTED, CARRIED, PLAIN)})
 
 
+def charted(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an evoked frame its chart draws: the cue's top K_s and every memory evoked
+    otherwise; a statement's near misses are counted in the τ histogram, not charted."""
+    return frame[frame["by cue"] | frame["passed"]] if "by cue" in frame else frame
+
+
 def evocation(score: float, continued: bool, tau: float,
               recall_score: float | None = None) -> str:
     """Why the τ rule evoked a memory or not: the cue above τ; known because it was learnt
