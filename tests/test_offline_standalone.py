@@ -91,8 +91,22 @@ def test_chat_spellings_are_read_as_the_words_they_stand_for():
         "Rafa has got a cat"
 
 
-def test_we_and_our_include_the_speaker():
-    assert resolve_pronouns("We sold our boat", "Rafa", "Lucia") == "Rafa and others sold Rafa's boat"
+def test_we_is_the_speaker_and_the_one_named_beside_them_or_the_speaker_alone():
+    assert resolve_pronouns("We sold our boat", "Rafa", "Lucia") == "Rafa sold Rafa's boat"
+    assert resolve_pronouns("We've sold our boat", "Rafa", "Lucia", "Rafa's dad") == \
+        "Rafa and Rafa's dad have sold Rafa's boat"
+    assert resolve_pronouns("We're moving in May", "Rafa", "Lucia") == "Rafa is moving in May"
+
+
+def test_who_we_includes_is_the_one_person_named_beside_the_speaker():
+    from nemori_ui.core.offline.referents import companion
+    assert companion(["Me and my dad restored an old car."], "Dave") == "Dave's dad"
+    assert companion(["My sister Ana and I went to Rome."], "Dave") == "Ana"
+    assert companion(["I went hiking with my kids."], "Dave") == "Dave's kids"
+    assert companion(["We went out."], "Dave") is None
+    # two beside the speaker, or two named in turn: no one "we" could be
+    assert companion(["I went with Priya and my dad."], "Dave") is None
+    assert companion(["Priya and I went.", "Me and my dad went too."], "Dave") is None
 
 
 def test_an_idiom_that_is_the_clause_verb_is_talk_and_no_way_is_an_opener():

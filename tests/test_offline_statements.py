@@ -68,7 +68,8 @@ def test_i_joined_to_someone_by_and_keeps_a_plural_verb(said, stated):
 @pytest.mark.parametrize("said, stated", [
     ("I drew the plans myself", "Leo drew the plans themself"),
     ("I went by myself in the end", "Leo went alone in the end"),
-    ("We painted the hall ourselves", "Leo and others painted the hall themselves"),
+    # "we" of the speaker alone: one person, as "myself"
+    ("We painted the hall ourselves", "Leo painted the hall themself"),
     ("You should be proud of yourself", "Tom should be proud of themself"),
 ])
 def test_a_reflexive_does_not_say_the_name_twice(said, stated):
@@ -161,3 +162,11 @@ def test_a_name_after_an_article_is_a_thing_no_he_or_she_stands_for():
     said = "Lars dropped out of the Dragon Ride, he broke his wrist on Thursday."
     assert referents.referents(said, SPEAKERS) == ["Lars"]
     assert referents.referents("Dana took an Uber Eats job. ", SPEAKERS) == ["Dana"]
+
+
+def test_a_statement_said_with_several_exclamation_marks_ends_with_one_full_stop():
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.knowledge import _statement
+    said = Message(id="m0001", speaker="Jo", text="I got the flat in Earlsdon!!")
+    assert _statement("I got the flat in Earlsdon!!", said, "Sam") == \
+        "Jo got the flat in Earlsdon."

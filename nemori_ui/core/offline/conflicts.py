@@ -25,7 +25,8 @@ from .facts import change_cue, key_words, proper_names, stem
 from .parts import GENERIC, Parts, parts, who
 from .routines import NEGATED_BEFORE, ended_names, ended_scope, routine_change
 from .spelt_out import explicit, rechosen
-from .text import MONTHS, STOPWORDS, body, quantities, words
+from .text import DURATION_UNITS, MONTHS, STOPWORDS, body, quantities, words
+from .when import clocks, dates
 
 # attributes a person holds one value of at a time
 SINGLE = frozenset({"residence", "relationship", "work"})
@@ -50,13 +51,23 @@ def conflict(new: str, old: str) -> str | None:
     why = explicit(a, b)
     if why:
         return why
-    if a.times and b.times and not a.times & b.times and b.kind == "plan" \
+    if a.times and b.times and not _moments(a.times) & _moments(b.times) and b.kind == "plan" \
             and (a.kind in ("plan", "change") or _RESCHEDULE.search(body(new))):
         same = (a.value & b.value) - {stem(t) for t in a.times | b.times}
         if len(same) >= 2 or (same and _same_thing(a.who, b.who)):
             return f"{', '.join(sorted(same))} moved from {', '.join(sorted(b.times))} to " \
                    f"{', '.join(sorted(a.times))}"
     return None
+
+
+def _moments(times) -> set[tuple]:
+    """The times a statement gives, read so that two ways of saying one are one ("7pm" and
+    "7 pm", "19:00"); a time read as neither a clock time nor a date stays as said."""
+    out: set[tuple] = set()
+    for t in times:
+        read = {("clock", c) for c in clocks(t)} | {("date", d) for d in dates(t)}
+        out |= read or {("said", t.lower())}
+    return out
 
 
 def _same_thing(a: str, b: str) -> bool:
@@ -103,9 +114,10 @@ def _state_conflict(a: Parts, b: Parts, cue: str) -> str | None:
         return f"'{' '.join(sorted(held & a.keys))}' negated"
     counts_a, counts_b = quantities(a.text), quantities(b.text)
     clash = sorted(k for k in counts_a.keys() & counts_b.keys() if counts_a[k] != counts_b[k]
-                   and k != "year" and k not in MONTHS and k[:1].isalpha())
+                   and k not in DURATION_UNITS and k not in MONTHS and k[:1].isalpha())
     if clash and a.kind in ("state", "change") and b.kind == "state":
-        # "has three cats" against "has two cats": a count held now
+        # "has three cats" against "has two cats": a count held now (how long something has
+        # lasted is no count: "had her two years" says nothing against "together three years")
         return "; ".join(f"{counts_a[k]} {k}, not {counts_b[k]}" for k in clash)
     if single and a.kind in ("state", "change") and b.kind == "state" and a.names and b.names \
             and not a.names & b.names and not a.negated and not b.negated:

@@ -25,6 +25,7 @@ _GROUP = "kids children parents family fam folks friends grandparents siblings s
 _ONE = _FEMALE + _MALE + "partner spouse".split()
 
 _KIN_WORD = "|".join(sorted(_ONE + _GROUP, key=len, reverse=True))
+KIN_WORD = _KIN_WORD      # the alternatives of a kin word, for a pattern of another rule
 # "my mum", "my little sister", "my husband and kids", "my mum and dad"; a name after it
 # ("my sister Ana") is a name, which the referents pass gives
 _MY_KIN = re.compile(rf"\bmy\s+((?:[a-z]+\s+)?(?:{_KIN_WORD})(?:\s+and\s+(?:my\s+)?"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,10 +49,12 @@ def _addressee(messages: list[Message], i: int) -> str | None:
     return None
 
 
-def _statement(clause: str, m: Message, addressee: str | None) -> str:
-    fact = replace_relative(resolve_pronouns(clause, m.speaker, addressee), m.timestamp)
+def _statement(clause: str, m: Message, addressee: str | None,
+               companion: str | None = None) -> str:
+    fact = replace_relative(resolve_pronouns(clause, m.speaker, addressee, companion),
+                            m.timestamp)
     fact = fact.strip(" ,;:-–—")
-    fact = fact[:-1] + "." if fact.endswith("!") else fact if fact.endswith((".", "?")) \
+    fact = fact.rstrip("!") + "." if fact.endswith("!") else fact if fact.endswith((".", "?")) \
         else fact + "."
     return fact[:1].upper() + fact[1:]
 
@@ -90,6 +94,7 @@ def _standalone(clause: str, m: Message, speakers: list[str],
 
 
 VAGUE_KIND = "not standalone"   # knowledge said in a way a memory could not stand on
+_WE = re.compile(r"\b(?:[Ww]e|[Uu]s|[Oo]ur)\b")
 READ_CHARS = 20_000   # of one message, read for facts: bounds the cost of a pasted book
 UNREAD = "unread"
 
@@ -138,7 +143,14 @@ def read_episodes(episodes: list[list[Message]],
         if placed is None:
             decisions[j] = LineDecision(VAGUE_KIND, why, d.score)
         else:
-            texts[j] = _statement(placed, messages[i], _addressee(messages, i))
+            # who a "we" includes: named in the message, or in the speaker's one before
+            own = [b.text for b in messages[:i] if b.speaker == messages[i].speaker][-1:]
+            beside = referents.companion([messages[i].text] + own, messages[i].speaker)
+            if not beside and referents.SHARED.search(placed) and _WE.search(placed):
+                decisions[j] = LineDecision(VAGUE_KIND, "'we' with no one named beside the "
+                                            "speaker, in a statement about two", d.score)
+                continue
+            texts[j] = _statement(placed, messages[i], _addressee(messages, i), beside)
     knows = list(texts)
     vectors = dict(zip(knows, classifier.embedder.embed([texts[j] for j in knows]))) \
         if knows else {}
@@ -167,8 +179,8 @@ def prediction_error(candidates: list[str], cand_vecs: np.ndarray, predicted: li
 
     A statement is held when one line of the prediction says it, or when the prediction as a
     whole does: near in meaning to one of its lines, with nearly every word it says found
-    somewhere in the prediction ("went to the conference with her mentor" when one line knows
-    the conference and another the mentor). Any contradiction makes it an error to keep.
+    in the lines near it ("went to the conference with her mentor" when one line knows the
+    conference and another the mentor). Any contradiction makes it an error to keep.
 
     A missed statement adds a detail to its nearest line when both are about the same person,
     near in meaning, sharing what they are about, and not contradicting ("Maya's long run on
@@ -179,7 +191,6 @@ def prediction_error(candidates: list[str], cand_vecs: np.ndarray, predicted: li
     if not predicted:
         return [None] * len(candidates), [None] * len(candidates)
     sims = cand_vecs @ pred_vecs.T
-    whole = " ".join(predicted)
     held: list[Held] = []
     adds_to: list[str | None] = []
     for i, text in enumerate(candidates):
@@ -187,6 +198,9 @@ def prediction_error(candidates: list[str], cand_vecs: np.ndarray, predicted: li
         line, best = predicted[j], float(sims[i, j])
         one_line = best >= limits.covered_sim and says_no_more(text, line, limits.covered_share) \
             and values_known(text, line)
+        # the lines near the statement, not every line: a long prediction holds most words
+        # somewhere ("moves to the Wednesday opens" against rota lines naming every weekday)
+        whole = " ".join(p for p, s in zip(predicted, sims[i]) if s >= limits.covered_whole_sim)
         as_whole = best >= limits.covered_whole_sim and \
             says_no_more(text, whole, limits.covered_whole_share) and values_known(text, whole)
         if (one_line or as_whole) and not any(conflict(text, p) for p in predicted):

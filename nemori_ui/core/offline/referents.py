@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .kin import KIN_WORD
 from .resolve import ADVERBS, PAST_FORMS, addresses
 from .text import MONTHS, NUMBER_WORDS, STOPWORDS, WEEKDAYS, sentences, words
 
@@ -160,3 +161,36 @@ def name_third_person(clause: str, name: str) -> str:
         rep = name
     at = clause.index(first)
     return clause[:at] + rep + clause[at + len(first):]
+
+
+# one person the speaker names beside themself: "my dad and I", "Priya and I", "me and my
+# sister Ana", "with my dad": who a "we" of the same message (or the speaker's message before)
+# includes
+_BESIDE = re.compile(
+    rf"\b(?:[Mm]y\s+({KIN_WORD})(?:\s+([A-Z][a-z]+))?|([A-Z][a-z]+))\s+(?:and|&)\s+I\b"
+    rf"|\b[Mm]e\s+(?:and|&)\s+(?:my\s+({KIN_WORD})(?:\s+([A-Z][a-z]+))?|([A-Z][a-z]+))\b"
+    rf"|\bwith\s+(?:my\s+({KIN_WORD})(?:\s+([A-Z][a-z]+))?|([A-Z][a-z]+))\b")
+
+
+# what two do with each other: said of one, it says nothing ("has been together three years")
+SHARED = re.compile(r"\b(?:together|each other|one another)\b", re.I)
+_AND_MORE = re.compile(r"\s*(?:,|and|&)\s+(?:my\s+\w+|[A-Z][a-z]+)")
+
+
+def companion(texts: list[str], speaker: str) -> str | None:
+    """Who "we" is beside the speaker: the one person the texts name with the speaker ("Dave's
+    dad" for "me and my dad"; "Ana" for "my sister Ana and I"), or None when they name no one
+    or more than one."""
+    found = set()
+    for text in texts:
+        for m in _BESIDE.finditer(text):
+            if _AND_MORE.match(text, m.end()):
+                return None       # "with Priya and my dad": more than one beside the speaker
+            groups = m.groups()
+            kin_word = next((g for g in groups[0::3] if g), None)
+            name = next((g for i, g in enumerate(groups) if g and i % 3 != 0), None)
+            if name and is_name(name) and name != speaker:
+                found.add(name)
+            elif kin_word and not name:
+                found.add(f"{speaker}'s {kin_word.lower()}")
+    return found.pop() if len(found) == 1 else None

@@ -20,10 +20,14 @@ _CLAUSE_JOIN = re.compile(
 _PRONOUN_FIRST = re.compile(r"(?:I|we|he|she|they|it)(?:['’](?:m|re|s|ve|ll|d))?\s+\S", re.I)
 _OPENER = re.compile(
     r"^(?:(?:no way(?=\s*[,!.:;-])|oh|ah|wow|yes|yeah|yep|no(?! way\b)|nope|well|so|anyway|anyways|honestly|actually|absolutely|"
-    r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|right|indeed|true|also|plus|and|but|"
-    r"by the way|btw|you know|i mean|to be honest|thanks|thank you|aw|aww|omg|cool|nice|great|"
-    r"awesome|sounds good|good|fun|exactly|agreed|same|perfect|then|alright|all right|ha|hah|"
+    r"definitely|totally|haha|lol|hey|hi|hello|okay|ok|sure|indeed|also|plus|and|but|"
+    r"by the way|btw|you know|i mean|to be honest|thanks|thank you|aw|aww|omg|"
+    r"then|alright|all right|ha|hah|"
     r"hmm|um|uh|wait|look|listen|guess what|oh man|man|dude|gosh|whoa|yay|"
+    # a word that can also begin what is said ("good to see you", "great food there") is an
+    # opener only with a mark after it ("Great, ...", "Nice!")
+    r"(?:cool|nice|great|awesome|sounds good|good|fun|exactly|agreed|same|perfect|right|true)"
+    r"(?=\s*[,!.:;-])|"
     r"(?:big|good|bad|great|sad|exciting|some) news|news|update|fun fact)\b[\s,!.:;-]*)+", re.I)
 
 _MODALS = frozenset("can could will would shall should may might must cannot can't couldn't "
@@ -55,6 +59,12 @@ _CONTRACTIONS = [
 _WE_FORMS = [(re.compile(rf"\b[Ww]e(?:{pat})\b"), verb) for pat, verb in
              (("'re| are", " are"), ("'ve| have", " have"), ("'ll", " will"), ("'d", " would"))] + \
     [(re.compile(r"\b(?:[Ww]e|[Uu]s)\b"), "")]
+# "we" said of the speaker alone, when the message names no one beside them: first person
+# plural as singular, for the rules of "I" to name and agree ("we've been" → "I've been")
+_WE_AS_I = [(re.compile(rf"\b{said}\b"), one) for said, one in (
+    (r"[Ww]e're|[Ww]e are", "I'm"), (r"[Ww]e were", "I was"), (r"[Ww]e've", "I've"),
+    (r"[Ww]e'll", "I'll"), (r"[Ww]e'd", "I'd"), (r"[Ww]e", "I"), (r"[Uu]s", "me"),
+    (r"[Oo]urselves", "myself"), (r"[Oo]urs", "mine"), (r"[Oo]ur", "my"))]
 _CONTRACTION_RE = [(re.compile(rf"\b(?:{pat})\b", re.I if "you" in pat else 0), one, two)
                    for pat, one, two in _CONTRACTIONS]
 _WORD_AFTER = re.compile(r"\b(I|you)\s+((?:(?:" + "|".join(sorted(ADVERBS)) +
@@ -232,9 +242,12 @@ def _is_present(word: str) -> bool:
     return low.isalpha() or low in _IRREGULAR_3RD
 
 
-def resolve_pronouns(text: str, speaker: str, addressee: str | None) -> str:
+def resolve_pronouns(text: str, speaker: str, addressee: str | None,
+                     companion: str | None = None) -> str:
     """First person becomes the speaker, second person the one spoken to, verbs agreeing.
-    A pronoun inside a hyphenated word ("me-time", "a you-first plan") is part of that word."""
+    "We" is the speaker and `companion` (the one person named beside them,
+    `referents.companion`), or without one the speaker alone. A pronoun inside a hyphenated
+    word ("me-time", "a you-first plan") is part of that word."""
     compounds: list[str] = []
 
     def hide(m: re.Match) -> str:
@@ -242,14 +255,17 @@ def resolve_pronouns(text: str, speaker: str, addressee: str | None) -> str:
         return f"\x02{len(compounds) - 1}\x03"
     text = _COMPOUND.sub(hide, text)
     return re.sub(r"\x02(\d+)\x03", lambda m: compounds[int(m.group(1))],
-                  _resolve(text, speaker, addressee))
+                  _resolve(text, speaker, addressee, companion))
 
 
 _COMPOUND = re.compile(r"\b\w+(?:['’]s)?(?:-\w+)+\b")
 
 
-def _resolve(text: str, speaker: str, addressee: str | None) -> str:
+def _resolve(text: str, speaker: str, addressee: str | None, companion: str | None) -> str:
     names = {"I": speaker, "you": addressee}
+    if not companion:
+        for pattern, one in _WE_AS_I:
+            text = pattern.sub(one, text)
 
     def joined(before: str) -> bool:
         # "Sven and I have", "Hannah and I are": one subject of two, its verb plural
@@ -280,9 +296,9 @@ def _resolve(text: str, speaker: str, addressee: str | None) -> str:
     text = _reflexives(text, bool(addressee))
     text = re.sub(r"\b(?:[Mm]y|[Mm]ine)\b", f"{speaker}'s", text)
     text = re.sub(r"\b[Mm]e\b", speaker, text)
-    # "we" includes the speaker and people the statement does not name
-    for pattern, verb in _WE_FORMS:
-        text = pattern.sub(f"{speaker} and others{verb}", text)
+    # "we": the speaker and the one person the message names beside them
+    for pattern, verb in _WE_FORMS if companion else ():
+        text = pattern.sub(f"{speaker} and {companion}{verb}", text)
     text = re.sub(r"\b(?:[Oo]ur|[Oo]urs)\b", f"{speaker}'s", text)
     if addressee:
         text = re.sub(r"\b(?:[Yy]our|[Yy]ours)\b", f"{addressee}'s", text)

@@ -49,6 +49,12 @@ def body(statement: str) -> str:
     return rest if sep and len(head.split()) <= 3 else statement
 
 
+# units of time: a number before one says how long, not how many of a thing one holds
+DURATION_UNITS = frozenset({"second", "seconds", "minute", "minutes", "hour", "hours", "day",
+                            "days", "week", "weeks", "month", "months", "year", "years",
+                            "decade", "decades"})
+
+
 def quantities(text: str) -> dict[str, str]:
     """What each number counts: {'cups': 'three', 'april': '12'}; years count as 'year'."""
     tokens = [w.lower() for w in words(body(text))]
@@ -74,8 +80,13 @@ _CHAT_FORMS = {"i": "I", "im": "I'm", "ive": "I've", "id": "I'd", "dont": "don't
 _CHAT_WORD = re.compile(r"\b(" + "|".join(_CHAT_FORMS) + r")\b")
 
 
+# typographic apostrophes and quotes, as the plain ones every rule reads
+_PLAIN_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+
 def normalise_chat(text: str) -> str:
-    """Standard spellings for the chat forms of pronouns and negations; a line written all in
-    lower case gets its sentences' first letters back."""
-    text = _CHAT_WORD.sub(lambda m: _CHAT_FORMS[m.group(1)], text)
+    """Plain apostrophes and quotes for typographic ones ("I’m" reads as "I'm"), standard
+    spellings for the chat forms of pronouns and negations; a line written all in lower case
+    gets its sentences' first letters back."""
+    text = _CHAT_WORD.sub(lambda m: _CHAT_FORMS[m.group(1)], text.translate(_PLAIN_QUOTES))
     return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
