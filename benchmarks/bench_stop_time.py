@@ -1,5 +1,5 @@
 """How long a run takes to stop when the server answers nothing, with the default settings
-(--timeout 60, --attempts 3, --retry-budget 90): the figure the README promises.
+(--timeout 60, --attempts 3, --retry-budget 90): the figure docs/models.md promises.
 
     python benchmarks/bench_stop_time.py [--modes silent,trickle,refused] [--budget 90]
 

@@ -1,6 +1,6 @@
 """A local server that is not ready (HTTP 503 while it loads a model, connection refused while
 it restarts) is waited for, with a growing delay, until the retry budget is spent; a server
-that answers nothing stops the run when the budget is spent, as the README says."""
+that answers nothing stops the run when the budget is spent, as docs/models.md says."""
 
 from __future__ import annotations
 

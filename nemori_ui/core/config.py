@@ -69,7 +69,7 @@ class OfflineThresholds(BaseModel):
 
 
 # τ for each embedder: cosine similarities are not comparable across embedders. MiniLM's is
-# derived by `python benchmarks/calibrate_tau.py` (the README says how); text-embedding-3-small
+# derived by `python benchmarks/calibrate_tau.py` (docs/method.md says how); text-embedding-3-small
 # keeps the paper's 0.70; the other OpenAI models are not measured here and take the value of
 # their usual similarity range (ada-002 packs every pair above 0.7), until re-derived with a key.
 DEFAULT_TAU = {"minilm": 0.57, "text-embedding-3-small": 0.70, "text-embedding-3-large": 0.65,

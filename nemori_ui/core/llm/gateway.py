@@ -111,7 +111,7 @@ class LLMGateway:
     def stop_after_s(self) -> float | None:
         """No reply at all for this long, across calls: the server is treated as gone. It is
         the retry budget, so a run stops when its first call has spent the budget unanswered
-        (the README says so)."""
+        (docs/models.md says so)."""
         return self.retry_budget_s
 
     # -- public ------------------------------------------------------------------------------
