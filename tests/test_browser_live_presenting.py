@@ -89,7 +89,7 @@ def test_the_live_page_serves_a_presenter(tmp_path):
         assert pause.is_visible() and not pause.evaluate(CUT), "Pause is cut short"
         assert in_view(page, page.get_by_text("Buffer", exact=True).first), \
             "buffer below the fold while playing"
-        assert in_view(page, page.locator(".live-newest")), "newest window below the fold"
+        assert in_view(page, page.locator(".live-newest").first), "newest window below the fold"
         assert in_view(page, page.locator("span", has_text=re.compile("^new$")).first), \
             "the newest decisions are below the fold while playing"
         page.screenshot(path=SHOTS / "live-playing-1280.png")
@@ -178,11 +178,11 @@ def test_presenter_mode_on_the_live_page(tmp_path):
         # while it plays: the banner, the buffer and the newest decisions, all without scrolling
         assert in_view(page, banner), "the banner is out of sight"
         assert in_view(page, page.get_by_text("Buffer", exact=True).first), "buffer out of sight"
-        newest = page.locator(".live-newest")
-        # the panel redraws as the play goes on: in view once it has drawn
         # (while a redraw is on its way the old heading may show beside the new one)
-        wait_for(lambda: newest.count() == 1 and newest.inner_text().startswith("Window ")
-                 and in_view(page, newest), 10, "the newest window's decisions in view")
+        newest = page.locator(".live-newest").first
+        # the panel redraws as the play goes on: in view once it has drawn
+        wait_for(lambda: newest.inner_text().startswith("Window ") and in_view(page, newest),
+                 10, "the newest window's decisions in view")
         assert in_view(page, page.locator("span", has_text=re.compile("^new$")).first), \
             "the newest decisions are out of sight"
         log = page.locator('[data-testid="stTable"]').first

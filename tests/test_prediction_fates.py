@@ -8,7 +8,6 @@ import pytest
 
 from nemori_ui.core.clients import build_clients
 from nemori_ui.core.config import PipelineConfig
-from nemori_ui.core.deciders.offline import OfflineDecider
 from nemori_ui.core.eval.prediction import (CARRIED, MERGED, PREDICTED, STORED, fates,
                                             labelled_repeats, prediction_figures, read_twice)
 from nemori_ui.core.models import Message, SemanticMemory
@@ -94,16 +93,38 @@ def test_a_fact_told_again_in_other_words_is_predicted_and_a_new_detail_is_store
     assert {f.fate for f in by_message[detail]} <= {STORED, MERGED}
 
 
-def test_without_recall_by_statement_the_fact_told_again_is_not_predicted(tmp_path,
-                                                                          monkeypatch):
-    """The rule the test above needs: the episode's cue (a trip to Galway) calls up nothing
-    about piano; its statement does."""
-    monkeypatch.delattr(OfflineDecider, "recall")
-    path = tmp_path / "told_again.txt"
-    path.write_text(TOLD_AGAIN)
-    data, _ = _run(path, tmp_path)
-    said_again = next(m.id for m in data.messages if "Back to work on Monday" in m.text)
-    assert not [f for f in fates(data) if said_again in f.message_ids and f.fate == PREDICTED]
+def test_a_statement_calls_up_a_memory_the_cue_does_not():
+    """The rule the test above needs: evocation by statement. A memory far from the episode's
+    cue (a trip) but above τ to one of its statements (the piano lessons) is evoked, with that
+    statement; without a reading of statements, or below τ, it is not."""
+    import numpy as np
+
+    from nemori_ui.core.pipeline.decisions import Recall
+    from nemori_ui.core.pipeline.semantic import evoke
+    from nemori_ui.core.pipeline.state import MemoryState
+    from nemori_ui.core.models import Episode
+
+    def unit(*xs):
+        v = np.asarray(xs, dtype=np.float32)
+        return (v / np.linalg.norm(v)).tolist()
+
+    state = MemoryState(3)
+    piano = SemanticMemory(id="sm0001", text="Nora teaches piano at the Riverside school.",
+                           source_message_ids=["m0001"], embedding=unit(0, 1, 0))
+    state.add_memory(piano)
+    trip = Episode(id="ep0002", cue="A wet trip to Galway", narrative="", message_ids=["m0008"],
+                   embedding=unit(1, 0, 0))
+    said = Recall(statements=["Nora teaches piano at the Riverside music school."],
+                  vectors=np.asarray([unit(0, 0.9, 0.1)], dtype=np.float32))
+    config = PipelineConfig()
+    evoked, listing = evoke(state, trip, config, said)
+    assert [m.id for m, _ in evoked] == ["sm0001"]
+    assert listing[0].recalled_by == said.statements[0] and listing[0].recall_score > config.tau
+    assert listing[0].score <= config.tau          # the cue alone would not have called it up
+    assert evoke(state, trip, config)[0] == []
+    far = Recall(statements=["Nora hiked the cliffs."],
+                 vectors=np.asarray([unit(1, 0.2, 0)], dtype=np.float32))
+    assert evoke(state, trip, config, far)[0] == []
 
 
 def test_an_evoked_memory_from_the_episode_itself_is_carried_not_predicted():
