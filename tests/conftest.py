@@ -138,6 +138,21 @@ def opens_browser(module) -> bool:
     return getattr(module, "open_browser", None) is not None
 
 
+# The modules left out of the fast loop (`python -m pytest -m "not browser and not slow"`):
+# each took about 4 s or more of a 2-worker run (a run with `--junitxml`, its times summed by
+# module; `--durations`) because it starts what a user would have running (a model server, Ray,
+# app sessions, a fresh virtual environment, processes it kills, UMAP's compiled kernels) or
+# builds LoCoMo memories end to end.
+SLOW = frozenset({
+    "test_scale", "test_views_knowledge", "test_llm_deadline", "test_server_not_ready",
+    "test_readme_example", "test_eval_harness", "test_ray_commands", "test_app_run",
+    "test_real_server", "test_concurrent_runs", "test_memory_writers", "test_kill_resume",
+    "test_pipeline_offline", "test_app_knowledge", "test_app_tuning", "test_append",
+    "test_live", "test_url_credentials", "test_security", "test_live_app",
+    "test_stop_signals", "test_redaction", "test_faults", "test_sweep_fanout",
+    "test_boundary", "test_map_background", "test_umap_kernels"})
+
+
 def pytest_sessionstart(session):
     """The screenshots of an earlier run go before this one starts. Once only, before the
     workers start (a worker has `workerinput`): a test that cleared them while the others ran
@@ -149,9 +164,15 @@ def pytest_sessionstart(session):
 
 
 def pytest_collection_modifyitems(items):
-    """The browser tests first, then the rest; the longest modules first in each. Run one after
-    another on a worker, browser tests share its Chromium and its kept tab (see
-    tests/browser_session.py), which a test without a browser between them stops."""
+    """Marks `browser` (the test opens Chromium) and `slow` (SLOW), then orders: the browser
+    tests first, then the rest; the longest modules first in each. Run one after another on a
+    worker, browser tests share its Chromium and its kept tab (see tests/browser_session.py),
+    which a test without a browser between them stops."""
+    for item in items:
+        if opens_browser(item.module):
+            item.add_marker(pytest.mark.browser)
+        if item.path.stem in SLOW:
+            item.add_marker(pytest.mark.slow)
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: (not opens_browser(item.module),       # stable: keeps the rest
                                  rank.get(item.path.stem, len(rank))))
