@@ -475,3 +475,21 @@ def test_a_we_of_two_people_with_no_one_named_is_no_statement(classifier):
     dropped = [c for c in read if c.raw.startswith("We have been together for two years")]
     assert [c.decision.kind for c in dropped] == [VAGUE_KIND]
     assert not any("and others" in s or "together for two" in s for s in said), said
+
+
+def test_an_episode_with_no_fact_read_is_told_by_what_was_said_not_denied():
+    """No template says "no statement of fact" over an episode in which Sam commits to the
+    gym: what nothing was read from is quoted, as said."""
+    from datetime import datetime
+
+    from nemori_ui.core.models import Message
+    from nemori_ui.core.offline.episodes import narrative
+    at = datetime(2023, 7, 3, 18, 0)
+    said = ["Hey Evan!", "Hey! How are things?",
+            "Ok I'm doing it, gym from tomorrow, no excuses this time", "Haha go for it!"]
+    ms = [Message(id=f"m{i}", speaker="Sam" if i % 2 == 0 else "Evan", text=t, timestamp=at)
+          for i, t in enumerate(said)]
+    told = narrative(ms, [])
+    assert told.startswith("On Monday 3 July 2023 at 18:00, Sam and Evan chatted.")
+    assert "gym from tomorrow" in told
+    assert "no statement of fact" not in told and "Hey Evan" not in told

@@ -89,6 +89,7 @@ def title(messages: list[Message], lines: list[str], vectors: np.ndarray) -> str
 
 
 NARRATIVE_SENTENCES = 12  # an episode told in a few sentences, not the transcript again
+TOLD_AS_SAID = 2          # lines quoted for an episode in which nothing was read as a fact
 
 
 def narrative(messages: list[Message], statements: list[str],
@@ -100,14 +101,17 @@ def narrative(messages: list[Message], statements: list[str],
     there are more than a few, the ones nearest the centre of what was said are kept, in the
     order they were said. Then what was said of substance in words no memory could stand on
     (`quoted`: speaker and clause), in quotes per speaker. Greetings, reactions and questions
-    are left out (the raw messages keep them). An episode of small talk only says so.
+    are left out (the raw messages keep them). An episode with nothing read as a fact is told
+    by its longest lines, as said: what was talked about, never a claim that nothing was.
     """
     first = messages[0].timestamp
     head = f"On {first:%A} {day(first)} at {first:%H:%M}, " if first else ""
     said = _quotes(quoted or [])
     if not statements and not said:
-        return f"{head}{_speakers(messages)} exchanged {len(messages)} message(s) of small " \
-               "talk, with no statement of fact."
+        longest = sorted(messages, key=lambda m: -len(m.text.split()))[:TOLD_AS_SAID]
+        lines = [f"{m.speaker}: \"{m.text.strip()}\"" for m in messages
+                 if m in longest and len(m.text.split()) >= 5]
+        return " ".join([f"{head}{_speakers(messages)} chatted.", *lines])
     kept = list(range(len(statements)))
     if len(statements) > NARRATIVE_SENTENCES and vectors is not None:
         centre = vectors.mean(axis=0)
