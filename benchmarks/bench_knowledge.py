@@ -129,15 +129,21 @@ def labelled(folders: list[Path]) -> None:
                   f"{f'{r.details_stored}/{r.details}':>8}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def data_options(description: str) -> argparse.ArgumentParser:
+    """The options every benchmark of memory quality reads its material by."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--data", default=str(LOCOMO), help="a LoCoMo-shaped JSON file")
     ap.add_argument("--conversations", default="conv-26,conv-30")
     ap.add_argument("--labelled", nargs="*", default=[str(p) for p in LABELLED],
                     help="folders of labelled transcripts (.txt beside its .json)")
-    ap.add_argument("--memory-tokens", type=int, default=400)
     ap.add_argument("--no-locomo", action="store_true")
     ap.add_argument("--no-labelled", action="store_true")
+    return ap
+
+
+def main() -> None:
+    ap = data_options(__doc__.split("\n\n")[0])
+    ap.add_argument("--memory-tokens", type=int, default=400)
     ap.add_argument("--show", type=int, default=0, help="print this many Nemori memories")
     args = ap.parse_args()
     if not args.no_locomo:

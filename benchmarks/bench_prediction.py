@@ -24,14 +24,13 @@ under their role. `--show N` prints N repeats of each with their fate, to read b
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_knowledge import LABELLED, LOCOMO, ROLE, build  # noqa: E402
+from benchmarks.bench_knowledge import ROLE, build, data_options  # noqa: E402
 from nemori_ui.core.eval.labelled import load_labels  # noqa: E402
 from nemori_ui.core.eval.prediction import (FATES, PREDICTED, fates, labelled_facts,  # noqa: E402
                                             labelled_repeats, locomo_repeats,
@@ -70,13 +69,7 @@ def report(role: str, name: str, conv, repeats_of, told, show: int, **settings) 
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=str(LOCOMO), help="a LoCoMo-shaped JSON file")
-    ap.add_argument("--conversations", default="conv-26,conv-30")
-    ap.add_argument("--labelled", nargs="*", default=[str(p) for p in LABELLED],
-                    help="folders of labelled transcripts (.txt beside its .json)")
-    ap.add_argument("--no-locomo", action="store_true")
-    ap.add_argument("--no-labelled", action="store_true")
+    ap = data_options(__doc__.split("\n\n")[0])
     ap.add_argument("--show", type=int, default=0, help="print this many repeats of each")
     args = ap.parse_args()
     print("Prediction precision and repeat recall (offline engine, MiniLM, defaults)")
