@@ -25,6 +25,7 @@ import numpy as np
 from ..models import Conversation, Message
 from ..stage_events import ConsolidatePayload
 from ..store.run_data import RunData
+from ..views.prediction import classed
 from .knowledge import locomo_observations
 from .yardstick import content_stems
 
@@ -141,34 +142,24 @@ def _consolidation(data: RunData) -> dict[tuple[str, str], list[str]]:
 
 def fates(data: RunData) -> list[Fate]:
     """Every statement the run's distillations read, with what became of it. A skipped
-    statement recorded before skipped statements were classed counts as predicted, as the
-    app counted it then."""
+    statement's class and memory are the ones every page reads (`views.prediction.classed`,
+    which also classes a run stored before statements were)."""
     done = _consolidation(data)
     out = []
     for ev in sorted(data.stage("distill"), key=lambda e: e.seq):
         p = ev.payload
         inside = frozenset(ev.message_ids)
-        for c in p.covered:
+        for c in classed(data, ev):
             out.append(Fate(text=c.text, message_ids=[c.message_id] if c.message_id else [],
-                            fate=CARRIED if c.kind == "carried" else PREDICTED,
+                            fate=PREDICTED if c.kind == "predicted" else CARRIED,
                             episode_id=p.episode_id, episode_messages=inside,
-                            memory_id=_covering(data, c)))
+                            memory_id=c.memory_id))
         for ins in p.insights:
             queue = done.get((p.episode_id, ins.text)) or [STORED]
             out.append(Fate(text=ins.text, message_ids=list(ins.source_message_ids),
                             fate=queue.pop(0) if len(queue) > 1 else queue[0],
                             episode_id=p.episode_id, episode_messages=inside))
     return out
-
-
-def _covering(data: RunData, covered) -> str | None:
-    """The memory that held a skipped statement: as recorded, else the earliest memory whose
-    text is the prediction line that held it (the offline engine predicts with memories'
-    own texts)."""
-    if covered.memory_id:
-        return covered.memory_id
-    same = sorted(m.id for m in data.memories if m.text == covered.predicted_by)
-    return same[0] if same else None
 
 
 def read_twice(data: RunData) -> dict[str, list[str]]:
